@@ -23,7 +23,9 @@ export const ManifestToolSchema = z.looseObject({
       openWorldHint: z.boolean().optional(),
     })
     .optional(),
-  schema: z.looseObject({ input: JsonObjectSchema.optional(), output: JsonObjectSchema.optional() }).optional(),
+  schema: z
+    .looseObject({ input: JsonObjectSchema.optional(), output: JsonObjectSchema.optional() })
+    .optional(),
   permission_action: z.string().optional(),
   permission_category: z.string().optional(),
 })

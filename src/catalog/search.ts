@@ -5,8 +5,28 @@
 export const MAX_SEARCH_RESULTS = 20
 
 const STOP_WORDS = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'how',
-  'in', 'is', 'it', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'with',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'for',
+  'from',
+  'how',
+  'in',
+  'is',
+  'it',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'this',
+  'to',
+  'with',
 ])
 
 export function searchTokens(text: string): string[] {
@@ -50,7 +70,10 @@ export function rankBySearch<T extends { name: string; description: string }>(
   }
   scored.sort(
     (a, b) =>
-      b.phrase - a.phrase || b.inName - a.inName || b.matched - a.matched || a.position - b.position,
+      b.phrase - a.phrase ||
+      b.inName - a.inName ||
+      b.matched - a.matched ||
+      a.position - b.position,
   )
   return scored.slice(0, MAX_SEARCH_RESULTS).map((s) => s.tool)
 }

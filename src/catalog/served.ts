@@ -20,7 +20,10 @@ export function manifestShapeFromTool(tool: Tool): Record<string, unknown> {
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     description: tool.description ?? '',
     name: tool.name,
-    schema: { input: tool.inputSchema, ...(tool.outputSchema ? { output: tool.outputSchema } : {}) },
+    schema: {
+      input: tool.inputSchema,
+      ...(tool.outputSchema ? { output: tool.outputSchema } : {}),
+    },
     ...(tool.title ? { title: tool.title } : {}),
   })
 }
@@ -37,10 +40,12 @@ export function servedFromIndex(
 ): Served | undefined {
   if (!index || typeof index !== 'object') return undefined
   const { tools, categories } = index as { tools?: unknown; categories?: unknown }
-  if (!Array.isArray(tools) || !Array.isArray(categories) || categories.length === 0) return undefined
+  if (!Array.isArray(tools) || !Array.isArray(categories) || categories.length === 0)
+    return undefined
   const out = new Map<string, ToolEntry>()
   for (const raw of tools) {
-    if (!raw || typeof raw !== 'object' || typeof (raw as { name?: unknown }).name !== 'string') continue
+    if (!raw || typeof raw !== 'object' || typeof (raw as { name?: unknown }).name !== 'string')
+      continue
     const name = (raw as { name: string }).name
     if (isUpstreamMetaTool(app, name)) continue
     out.set(name, toolEntryFrom(raw as Record<string, unknown>, manifest.moduleMap[name]))
@@ -49,7 +54,11 @@ export function servedFromIndex(
 }
 
 /** From tools/list: the domain tools an eager upstream registers. */
-export function servedFromToolsList(app: UnifiApp, tools: readonly Tool[], manifest: Manifest): Served {
+export function servedFromToolsList(
+  app: UnifiApp,
+  tools: readonly Tool[],
+  manifest: Manifest,
+): Served {
   const out = new Map<string, ToolEntry>()
   for (const tool of tools) {
     if (isUpstreamMetaTool(app, tool.name)) continue
@@ -61,11 +70,16 @@ export function servedFromToolsList(app: UnifiApp, tools: readonly Tool[], manif
 /** When the upstream cannot tell (meta_only), assume it serves the gateway's manifest. */
 export function servedFromManifest(app: UnifiApp, manifest: Manifest): Served {
   const out = new Map<string, ToolEntry>()
-  for (const entry of manifest.tools) if (!isUpstreamMetaTool(app, entry.name)) out.set(entry.name, entry)
+  for (const entry of manifest.tools)
+    if (!isUpstreamMetaTool(app, entry.name)) out.set(entry.name, entry)
   return { tools: out, source: 'manifest_assumed' }
 }
 
-export type Drift = { added: string[]; removed: string[]; changed: { name: string; what: string[] }[] }
+export type Drift = {
+  added: string[]
+  removed: string[]
+  changed: { name: string; what: string[] }[]
+}
 
 function propertyNames(schema: Record<string, unknown>): string {
   const props = schema.properties

@@ -35,7 +35,9 @@ export function queryToolIndex(
   if (query.name !== undefined) selected = selected.filter((i) => i.entry.name === query.name)
   if (query.category) {
     const wanted = query.category.toLowerCase()
-    selected = selected.filter((i) => i.entry.category !== '' && i.entry.category.toLowerCase() === wanted)
+    selected = selected.filter(
+      (i) => i.entry.category !== '' && i.entry.category.toLowerCase() === wanted,
+    )
   }
   if (query.search) {
     const ranked = rankBySearch(
@@ -46,11 +48,16 @@ export function queryToolIndex(
   }
   const tools = selected.map((i) => renderEntry(i, query.includeSchemas, options.withSites))
   const result: IndexResult = { tools, count: tools.length, categories }
-  if (query.category || query.search || query.name !== undefined || query.site) result.filtered = true
+  if (query.category || query.search || query.name !== undefined || query.site)
+    result.filtered = true
   return result
 }
 
-function renderEntry(item: IndexItem, includeSchemas: boolean, withSites: boolean): Record<string, unknown> {
+function renderEntry(
+  item: IndexItem,
+  includeSchemas: boolean,
+  withSites: boolean,
+): Record<string, unknown> {
   const sites = withSites ? { sites: [...item.sites] } : {}
   if (includeSchemas) return { ...item.entry.raw, ...sites }
   const { name, title, description } = item.entry

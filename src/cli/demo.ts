@@ -15,10 +15,25 @@ export type SpawnedSim = { url: string; child: ChildProcess }
  * port. The child exits when this process goes away (its stdin closes), so a crashed
  * gateway leaves no simulator behind.
  */
-export function spawnHttpSim(app: UnifiApp, site: string, extra: string[] = []): Promise<SpawnedSim> {
+export function spawnHttpSim(
+  app: UnifiApp,
+  site: string,
+  extra: string[] = [],
+): Promise<SpawnedSim> {
   const child = spawn(
     process.execPath,
-    [CLI_PATH, 'sim', '--app', app, '--site', site, '--port', '0', '--exit-on-stdin-close', ...extra],
+    [
+      CLI_PATH,
+      'sim',
+      '--app',
+      app,
+      '--site',
+      site,
+      '--port',
+      '0',
+      '--exit-on-stdin-close',
+      ...extra,
+    ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   )
   return new Promise((resolve, reject) => {
@@ -48,7 +63,10 @@ export type Demo = { config: ConfigInput; token: string; close(): Promise<void> 
  * sites as separate processes over real transports. hq-network, hq-protect and hq-access
  * speak Streamable HTTP; branch-network speaks stdio and is spawned by the gateway itself.
  */
-export async function startDemo(env: Readonly<Record<string, string | undefined>>, port: number): Promise<Demo> {
+export async function startDemo(
+  env: Readonly<Record<string, string | undefined>>,
+  port: number,
+): Promise<Demo> {
   const token = env.GATEWAY_TOKEN ?? randomBytes(24).toString('hex')
   const sims = await Promise.all([
     spawnHttpSim('network', 'hq'),
@@ -60,9 +78,27 @@ export async function startDemo(env: Readonly<Record<string, string | undefined>
     listen: { host: '127.0.0.1', port },
     auth: { tokens: [{ name: 'demo', token, sites: ['*'] }] },
     upstreams: [
-      { name: 'hq-network', site: 'hq', app: 'network', transport: 'streamable_http', url: network.url },
-      { name: 'hq-protect', site: 'hq', app: 'protect', transport: 'streamable_http', url: protect.url },
-      { name: 'hq-access', site: 'hq', app: 'access', transport: 'streamable_http', url: access.url },
+      {
+        name: 'hq-network',
+        site: 'hq',
+        app: 'network',
+        transport: 'streamable_http',
+        url: network.url,
+      },
+      {
+        name: 'hq-protect',
+        site: 'hq',
+        app: 'protect',
+        transport: 'streamable_http',
+        url: protect.url,
+      },
+      {
+        name: 'hq-access',
+        site: 'hq',
+        app: 'access',
+        transport: 'streamable_http',
+        url: access.url,
+      },
       {
         name: 'branch-network',
         site: 'branch',

@@ -20,7 +20,10 @@ ${MANIFEST_USAGE}
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config.`
 
-type Command = (argv: string[], env: Readonly<Record<string, string | undefined>>) => Promise<number>
+type Command = (
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>>,
+) => Promise<number>
 
 const COMMANDS: Record<string, Command> = {
   serve: runServe,
@@ -55,7 +58,9 @@ async function main(argv: string[]): Promise<number> {
       err(e.message)
       return 2
     }
-    err(`${PRODUCT_NAME} ${name}: ${e instanceof GatewayError || e instanceof Error ? e.message : String(e)}`)
+    err(
+      `${PRODUCT_NAME} ${name}: ${e instanceof GatewayError || e instanceof Error ? e.message : String(e)}`,
+    )
     return 1
   }
 }

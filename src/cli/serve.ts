@@ -2,12 +2,12 @@ import type { Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { loadManifests } from '../catalog/manifest.js'
 import { type LoadedConfig, loadConfigFile, parseConfig } from '../config/load.js'
 import type { Config } from '../config/schema.js'
 import { type Caller, STDIO_CALLER } from '../core/caller.js'
 import { createLogger, type Logger } from '../core/logger.js'
 import { PRODUCT_NAME, packageVersion } from '../core/package-info.js'
-import { loadManifests } from '../catalog/manifest.js'
 import { Gateway } from '../gateway/gateway.js'
 import { loadCapturedMetaTools } from '../gateway/meta/definitions.js'
 import { isLoopbackAddress } from '../server/guards.js'
@@ -41,7 +41,10 @@ export async function runServe(argv: string[], env: Env): Promise<number> {
   } else {
     const demoPort = port ?? (env.GATEWAY_PORT ? Number(env.GATEWAY_PORT) : 8080)
     demo = await startDemo(env, demoPort)
-    loaded = { config: parseConfig(demo.config, { ...env, GATEWAY_TOKEN: undefined }, 'demo'), stateFile: '.gateway-state/demo-state.json' }
+    loaded = {
+      config: parseConfig(demo.config, { ...env, GATEWAY_TOKEN: undefined }, 'demo'),
+      stateFile: '.gateway-state/demo-state.json',
+    }
   }
   const config: Config = {
     ...loaded.config,
@@ -54,7 +57,9 @@ export async function runServe(argv: string[], env: Env): Promise<number> {
   const log = createLogger({ level: config.log.level })
   if (!values.stdio && config.auth.tokens.length === 0) {
     if (!isLoopbackAddress(config.listen.host)) {
-      err(`refusing to serve without a client token on ${config.listen.host}: add auth.tokens (or set GATEWAY_TOKEN), or bind 127.0.0.1`)
+      err(
+        `refusing to serve without a client token on ${config.listen.host}: add auth.tokens (or set GATEWAY_TOKEN), or bind 127.0.0.1`,
+      )
       await demo?.close()
       return 2
     }
@@ -67,7 +72,11 @@ export async function runServe(argv: string[], env: Env): Promise<number> {
   }
 }
 
-async function runGateway(config: Config, log: Logger, opts: { stdio: boolean; demo?: Demo }): Promise<number> {
+async function runGateway(
+  config: Config,
+  log: Logger,
+  opts: { stdio: boolean; demo?: Demo },
+): Promise<number> {
   const [manifests, captured] = await Promise.all([loadManifests(), loadCapturedMetaTools()])
   const gateway = new Gateway({
     config,
@@ -79,7 +88,11 @@ async function runGateway(config: Config, log: Logger, opts: { stdio: boolean; d
   gateway.start()
   await gateway.ready(10_000)
   for (const u of gateway.upstreams())
-    if (u.status !== 'connected') log.warn('upstream not connected at start-up; retrying in the background', { upstream: u.name, error: u.lastError })
+    if (u.status !== 'connected')
+      log.warn('upstream not connected at start-up; retrying in the background', {
+        upstream: u.name,
+        error: u.lastError,
+      })
 
   if (opts.stdio) {
     const session = createMcpSession(gateway, STDIO_CALLER, 'stdio')
@@ -111,12 +124,19 @@ async function runGateway(config: Config, log: Logger, opts: { stdio: boolean; d
   let server: HttpServer
   try {
     server = await new Promise<HttpServer>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port }, () => resolve(s as HttpServer))
+      const s = serve(
+        { fetch: app.fetch, hostname: config.listen.host, port: config.listen.port },
+        () => resolve(s as HttpServer),
+      )
       s.once('error', reject)
     })
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    err(code === 'EADDRINUSE' ? `port ${config.listen.port} is in use: pick another with --port or GATEWAY_PORT` : `cannot listen: ${String(e)}`)
+    err(
+      code === 'EADDRINUSE'
+        ? `port ${config.listen.port} is in use: pick another with --port or GATEWAY_PORT`
+        : `cannot listen: ${String(e)}`,
+    )
     await gateway.close()
     return 1
   }
@@ -145,7 +165,8 @@ async function runGateway(config: Config, log: Logger, opts: { stdio: boolean; d
 
 function printBanner(url: string, gateway: Gateway, demo: Demo | undefined): void {
   out(`${PRODUCT_NAME} ${packageVersion()} listening on ${url}`)
-  for (const u of gateway.upstreams()) out(`  upstream ${u.name} (site ${u.site}, ${u.app}, ${u.transport}): ${u.status}`)
+  for (const u of gateway.upstreams())
+    out(`  upstream ${u.name} (site ${u.site}, ${u.app}, ${u.transport}): ${u.status}`)
   if (!demo) return
   out('')
   out(`Demo mode: simulated UniFi upstreams for sites "hq" and "branch".`)

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
+import { loadManifestFile, manifestPath } from '../catalog/manifest.js'
 import { isUnifiApp } from '../core/apps.js'
 import { SLUG_PATTERN } from '../core/names.js'
-import { loadManifestFile, manifestPath } from '../catalog/manifest.js'
 import { loadCapturedMetaTools } from '../gateway/meta/definitions.js'
 import { serveSimHttp, serveSimStdio } from '../sim/sim-host.js'
 import { SIM_MODES, type SimMode, SimState } from '../sim/sim-state.js'
@@ -31,10 +31,16 @@ export async function runSim(argv: string[]): Promise<number> {
   })
   const app = values.app
   if (!app || !isUnifiApp(app)) throw new UsageError('--app must be network, protect or access')
-  if (!SIM_MODES.includes(values.mode as SimMode)) throw new UsageError('--mode must be lazy, meta_only or eager')
-  if (!SLUG_PATTERN.test(values.site)) throw new UsageError('--site must be a lower-case slug (a-z, 0-9, -)')
-  if (values.stdio && values.port !== undefined) throw new UsageError('use either --port or --stdio')
-  const manifest = await loadManifestFile(app, values.manifest ? resolve(values.manifest) : manifestPath(app))
+  if (!SIM_MODES.includes(values.mode as SimMode))
+    throw new UsageError('--mode must be lazy, meta_only or eager')
+  if (!SLUG_PATTERN.test(values.site))
+    throw new UsageError('--site must be a lower-case slug (a-z, 0-9, -)')
+  if (values.stdio && values.port !== undefined)
+    throw new UsageError('use either --port or --stdio')
+  const manifest = await loadManifestFile(
+    app,
+    values.manifest ? resolve(values.manifest) : manifestPath(app),
+  )
   const state = new SimState({
     app,
     site: values.site,
@@ -43,7 +49,11 @@ export async function runSim(argv: string[]): Promise<number> {
     latencyMs: intOption(values['latency-ms'], '--latency-ms', 0, 600_000) ?? 0,
     failRate: numberOption(values['fail-rate'], '--fail-rate', 0, 1) ?? 0,
     manifest,
-    excludeTools: values['exclude-tools']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [],
+    excludeTools:
+      values['exclude-tools']
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? [],
   })
   const captured = await loadCapturedMetaTools()
   if (values.stdio) {

@@ -7,7 +7,10 @@ export const VALIDATE_USAGE = `unifi-mcp-gateway validate --config FILE
 Checks a config file (JSON, \${VAR} expanded from the environment) and lists every problem
 with its JSON path. Exit code 0 when valid, 2 otherwise.`
 
-export async function runValidate(argv: string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function runValidate(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const { values, positionals } = parse(argv, { config: { type: 'string' } })
   const file = values.config ?? positionals[0]
   if (!file) throw new UsageError('--config FILE is required')
@@ -21,8 +24,12 @@ export async function runValidate(argv: string[], env: Readonly<Record<string, s
     )
   if (!config.auth.adminToken) warnings.push('no admin token: the admin API (/api/v0) is disabled')
   if (!isLoopbackAddress(config.listen.host) && config.listen.allowedHosts.length === 0)
-    warnings.push(`listening on ${config.listen.host} with no listen.allowedHosts: only loopback Host headers are accepted`)
-  out(`${file}: valid (${config.upstreams.length} upstream(s), ${config.auth.tokens.length} client token(s), mode ${config.registrationMode})`)
+    warnings.push(
+      `listening on ${config.listen.host} with no listen.allowedHosts: only loopback Host headers are accepted`,
+    )
+  out(
+    `${file}: valid (${config.upstreams.length} upstream(s), ${config.auth.tokens.length} client token(s), mode ${config.registrationMode})`,
+  )
   for (const w of warnings) out(`  warning: ${w}`)
   return 0
 }

@@ -21,15 +21,17 @@ export function jsonPath(path: readonly PropertyKey[]): string {
   let out = ''
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key))
-      out += out ? `.${key}` : key
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key
     else out += `[${JSON.stringify(String(key))}]`
   }
   return out
 }
 
 /** zod issues as config issues: one line per unknown key, each with its own path. */
-export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] = []): ConfigIssue[] {
+export function issuesFromZod(
+  error: z.ZodError,
+  prefix: readonly PropertyKey[] = [],
+): ConfigIssue[] {
   const out: ConfigIssue[] = []
   for (const issue of error.issues) {
     const path = [...prefix, ...issue.path]

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
+import { crossCheck } from './cross-check.js'
 import { expandEnv } from './env-expand.js'
 import { ConfigError, type ConfigIssue, issuesFromZod } from './issues.js'
 import { type Config, ConfigSchema, RegistrationModeSchema } from './schema.js'
@@ -28,10 +29,9 @@ function parseJson(text: string, source: string): unknown {
  * `default` when the file defines none; with tokens in the file, reference it as ${GATEWAY_TOKEN}.
  */
 function applyEnvOverrides(raw: unknown, env: Env, issues: ConfigIssue[]): unknown {
-  const config = (raw && typeof raw === 'object' && !Array.isArray(raw) ? { ...raw } : {}) as Record<
-    string,
-    unknown
-  >
+  const config = (
+    raw && typeof raw === 'object' && !Array.isArray(raw) ? { ...raw } : {}
+  ) as Record<string, unknown>
   const obj = (key: string): Record<string, unknown> => {
     const v = config[key]
     const copy = v && typeof v === 'object' && !Array.isArray(v) ? { ...v } : {}
@@ -42,14 +42,18 @@ function applyEnvOverrides(raw: unknown, env: Env, issues: ConfigIssue[]): unkno
   if (env.GATEWAY_PORT) {
     const port = Number(env.GATEWAY_PORT)
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
-      issues.push({ path: 'env.GATEWAY_PORT', message: `"${env.GATEWAY_PORT}" is not a port number` })
+      issues.push({
+        path: 'env.GATEWAY_PORT',
+        message: `"${env.GATEWAY_PORT}" is not a port number`,
+      })
     else obj('listen').port = port
   }
   if (env.GATEWAY_ADMIN_TOKEN) obj('auth').adminToken = env.GATEWAY_ADMIN_TOKEN
   if (env.GATEWAY_TOKEN) {
     const auth = obj('auth')
     const tokens = Array.isArray(auth.tokens) ? auth.tokens : []
-    if (tokens.length === 0) auth.tokens = [{ name: 'default', token: env.GATEWAY_TOKEN, sites: ['*'] }]
+    if (tokens.length === 0)
+      auth.tokens = [{ name: 'default', token: env.GATEWAY_TOKEN, sites: ['*'] }]
   }
   if (env.GATEWAY_TOOL_REGISTRATION_MODE) {
     const mode = RegistrationModeSchema.safeParse(env.GATEWAY_TOOL_REGISTRATION_MODE.toLowerCase())
@@ -68,7 +72,10 @@ export function parseConfig(raw: unknown, env: Env, source = 'config'): Config {
   const issues: ConfigIssue[] = []
   const expanded = applyEnvOverrides(expandEnv(raw, env, issues), env, issues)
   const parsed = ConfigSchema.safeParse(expanded)
-  if (!parsed.success) issues.push(...issuesFromZod(parsed.error))
+  // A variable that is not set already has its problem; do not also report the empty value.
+  const unset = new Set(issues.map((i) => i.path))
+  if (!parsed.success) issues.push(...issuesFromZod(parsed.error).filter((i) => !unset.has(i.path)))
+  issues.push(...crossCheck(expanded))
   if (issues.length > 0 || !parsed.success) throw new ConfigError(source, issues)
   return parsed.data
 }

@@ -54,7 +54,9 @@ export type UpstreamConfig = z.output<typeof UpstreamEntrySchema>
 export type UpstreamInput = z.input<typeof UpstreamEntrySchema>
 
 export const ClientTokenSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 . _ -'),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 . _ -'),
   token: z
     .string()
     .min(16, 'must be at least 16 characters (generate one with: openssl rand -hex 32)'),
@@ -83,7 +85,12 @@ export const LimitsSchema = z.strictObject({
   /** How often connected upstreams are pinged, and down ones retried at the latest. */
   healthCheckIntervalMs: z.number().int().min(500).default(30_000),
   /** Requests larger than this get 413. */
-  maxBodyBytes: z.number().int().min(1_024).max(64 * 1024 * 1024).default(1_048_576),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1_024)
+    .max(64 * 1024 * 1024)
+    .default(1_048_576),
 })
 export type Limits = z.infer<typeof LimitsSchema>
 
@@ -97,85 +104,36 @@ export const PromptSettingsSchema = z.strictObject({
 })
 export type PromptSettings = z.infer<typeof PromptSettingsSchema>
 
-export const ConfigSchema = z
-  .strictObject({
-    listen: z
-      .strictObject({
-        host: z.string().min(1).default('127.0.0.1'),
-        port: z.number().int().min(0).max(65_535).default(8080),
-        /** Extra Host header values accepted besides loopback names (e.g. "gw.lan:8080"). */
-        allowedHosts: z.array(z.string().min(1)).default([]),
-        /** Extra Origin values accepted besides loopback origins (e.g. "https://inspector.lan"). */
-        allowedOrigins: z.array(z.string().min(1)).default([]),
-      })
-      .prefault({}),
-    auth: z
-      .strictObject({
-        tokens: z.array(ClientTokenSchema).default([]),
-        adminToken: z
-          .string()
-          .min(16, 'must be at least 16 characters (generate one with: openssl rand -hex 32)')
-          .optional(),
-      })
-      .prefault({}),
-    registrationMode: RegistrationModeSchema.default('lazy'),
-    /** Refuse every mutating UniFi tool at the gateway (per-upstream `readOnly` wins). */
-    readOnly: z.boolean().default(false),
-    limits: LimitsSchema.prefault({}),
-    prompts: PromptSettingsSchema.prefault({}),
-    /** Where run-time registrations are kept (default: next to the config file). */
-    stateFile: z.string().min(1).optional(),
-    log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
-    upstreams: z.array(UpstreamEntrySchema).default([]),
-  })
-  .superRefine((config, ctx) => {
-    const names = new Map<string, number>()
-    const unifiSlots = new Map<string, number>()
-    config.upstreams.forEach((u, i) => {
-      const seen = names.get(u.name)
-      if (seen !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['upstreams', i, 'name'],
-          message: `duplicate upstream name "${u.name}" (also upstreams[${seen}])`,
-        })
-      else names.set(u.name, i)
-      if (u.app !== 'generic') {
-        const slot = `${u.site}/${u.app}`
-        const other = unifiSlots.get(slot)
-        if (other !== undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['upstreams', i, 'site'],
-            message: `site "${u.site}" already has a ${u.app} upstream (upstreams[${other}]); at most one per site and app`,
-          })
-        else unifiSlots.set(slot, i)
-      }
+export const ConfigSchema = z.strictObject({
+  listen: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65_535).default(8080),
+      /** Extra Host header values accepted besides loopback names (e.g. "gw.lan:8080"). */
+      allowedHosts: z.array(z.string().min(1)).default([]),
+      /** Extra Origin values accepted besides loopback origins (e.g. "https://inspector.lan"). */
+      allowedOrigins: z.array(z.string().min(1)).default([]),
     })
-    const tokenNames = new Set<string>()
-    const tokenValues = new Set<string>()
-    config.auth.tokens.forEach((t, i) => {
-      if (tokenNames.has(t.name))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['auth', 'tokens', i, 'name'],
-          message: `duplicate token name "${t.name}"`,
-        })
-      if (tokenValues.has(t.token))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['auth', 'tokens', i, 'token'],
-          message: 'the same token value is used twice; give each client its own token',
-        })
-      if (config.auth.adminToken !== undefined && t.token === config.auth.adminToken)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['auth', 'tokens', i, 'token'],
-          message: 'a client token must differ from auth.adminToken',
-        })
-      tokenNames.add(t.name)
-      tokenValues.add(t.token)
+    .prefault({}),
+  auth: z
+    .strictObject({
+      tokens: z.array(ClientTokenSchema).default([]),
+      adminToken: z
+        .string()
+        .min(16, 'must be at least 16 characters (generate one with: openssl rand -hex 32)')
+        .optional(),
     })
-  })
+    .prefault({}),
+  registrationMode: RegistrationModeSchema.default('lazy'),
+  /** Refuse every mutating UniFi tool at the gateway (per-upstream `readOnly` wins). */
+  readOnly: z.boolean().default(false),
+  limits: LimitsSchema.prefault({}),
+  prompts: PromptSettingsSchema.prefault({}),
+  /** Where run-time registrations are kept (default: next to the config file). */
+  stateFile: z.string().min(1).optional(),
+  log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
+  upstreams: z.array(UpstreamEntrySchema).default([]),
+})
+
 export type Config = z.output<typeof ConfigSchema>
 export type ConfigInput = z.input<typeof ConfigSchema>

@@ -1,5 +1,10 @@
 /** Exponential backoff with ±20 % jitter, so that many gateways do not retry in lock-step. */
-export function backoffDelay(attempt: number, baseMs = 500, maxMs = 30_000, random = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  baseMs = 500,
+  maxMs = 30_000,
+  random = Math.random,
+): number {
   const raw = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt))
   return Math.round(raw * (0.8 + 0.4 * random()))
 }

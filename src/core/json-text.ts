@@ -28,7 +28,5 @@ export function parseSingleJsonText(result: CallToolResult): unknown {
 }
 
 export function textOf(result: CallToolResult): string {
-  return (result.content ?? [])
-    .map((b) => (b.type === 'text' ? b.text : `[${b.type}]`))
-    .join('\n')
+  return (result.content ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n')
 }

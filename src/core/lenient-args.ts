@@ -113,7 +113,9 @@ export function pydanticMessage(
     const loc = issue.path.map(String).join('.')
     const value = valueAt(input, issue.path)
     if (value === undefined && issue.code === 'invalid_type') {
-      lines.push(`${loc}\n  Field required [type=missing, input_value=${pyRepr(input)}, input_type=dict]`)
+      lines.push(
+        `${loc}\n  Field required [type=missing, input_value=${pyRepr(input)}, input_type=dict]`,
+      )
       continue
     }
     const expected = issue.code === 'invalid_type' ? String(issue.expected) : ''
@@ -141,8 +143,10 @@ export function parseLenient<S extends z.ZodRawShape>(
   const input = args ?? {}
   const allowed = Object.keys(shape)
   const unknown = unknownKeys(input, allowed)
-  if (unknown.length > 0) return { ok: false, message: unknownArgumentsMessage(tool, unknown, allowed) }
+  if (unknown.length > 0)
+    return { ok: false, message: unknownArgumentsMessage(tool, unknown, allowed) }
   const parsed = z.object(shape).safeParse(input)
-  if (!parsed.success) return { ok: false, message: pydanticMessage(tool, model, parsed.error, input) }
+  if (!parsed.success)
+    return { ok: false, message: pydanticMessage(tool, model, parsed.error, input) }
   return { ok: true, value: parsed.data }
 }

@@ -7,15 +7,15 @@ function sortDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortDeep)
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value).sort()) out[key] = sortDeep((value as Record<string, unknown>)[key])
+    for (const key of Object.keys(value).sort())
+      out[key] = sortDeep((value as Record<string, unknown>)[key])
     return out
   }
   return value
 }
 
 export function pythonJsonDump(value: unknown): string {
-  return JSON.stringify(sortDeep(value), null, 2).replace(
-    /[\u007f-\uffff]/g,
-    (ch) => (ch === '\u007f' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  return JSON.stringify(sortDeep(value), null, 2).replace(/[\u007f-\uffff]/g, (ch) =>
+    ch === '\u007f' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
   )
 }

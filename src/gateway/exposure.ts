@@ -35,7 +35,8 @@ export class Exposure {
   /** Forget what was reported for an upstream (it was removed or re-learned). */
   forget(upstream: string, kind?: 'tool' | 'prompt'): void {
     for (const [key, e] of this.#excluded)
-      if (e.upstream === upstream && (kind === undefined || e.kind === kind)) this.#excluded.delete(key)
+      if (e.upstream === upstream && (kind === undefined || e.kind === kind))
+        this.#excluded.delete(key)
   }
 
   list(): Exclusion[] {

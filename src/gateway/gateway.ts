@@ -1,4 +1,10 @@
-import type { CallToolResult, GetPromptResult, Prompt, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { Manifest } from '../catalog/manifest.js'
 import type { Config, UpstreamConfig } from '../config/schema.js'
 import { APP_INFO, isUnifiApp, type UnifiApp } from '../core/apps.js'
 import type { Caller } from '../core/caller.js'
@@ -6,18 +12,23 @@ import { GatewayError, messageOf } from '../core/errors.js'
 import { errorTextResult } from '../core/json-text.js'
 import type { Logger } from '../core/logger.js'
 import { splitNamespaced } from '../core/names.js'
-import type { Manifest } from '../catalog/manifest.js'
 import { JobStore } from '../jobs/job-store.js'
 import { callTool } from '../upstream/calls.js'
 import type { PoolSnapshot } from '../upstream/pool.js'
 import { callDomainToolDirect } from '../upstream/unifi-upstream.js'
 import type { CallContext, CallObserver, GatewayCore, SessionState } from './context.js'
 import { type Exclusion, Exposure } from './exposure.js'
-import { callMetaTool, metaToolOf } from './meta/dispatch.js'
 import type { CapturedMetaTools } from './meta/definitions.js'
+import { callMetaTool, metaToolOf } from './meta/dispatch.js'
 import { loggingObserver } from './observer.js'
 import { readOnlyRefusal } from './policy.js'
-import { decodeCursor, encodeCursor, getExposedPrompt, listExposedPrompts, PROMPT_PAGE_SIZE } from './prompts.js'
+import {
+  decodeCursor,
+  encodeCursor,
+  getExposedPrompt,
+  listExposedPrompts,
+  PROMPT_PAGE_SIZE,
+} from './prompts.js'
 import { UpstreamRegistry, type UpstreamRuntime } from './registry.js'
 import { buildToolList } from './tool-list.js'
 import { callUpstream, progressForwarder } from './upstream-call.js'
@@ -87,7 +98,11 @@ export class Gateway {
     await this.core.registry.pool.ready(timeoutMs)
     await Promise.all(
       this.core.registry.all().map(async (rt) => {
-        while (rt.conn.connected && rt.toolsGeneration !== rt.conn.generation && Date.now() < deadline)
+        while (
+          rt.conn.connected &&
+          rt.toolsGeneration !== rt.conn.generation &&
+          Date.now() < deadline
+        )
           await new Promise((r) => setTimeout(r, 20))
       }),
     )
@@ -143,9 +158,12 @@ export class Gateway {
     if (meta && this.core.registry.sitesOf(meta.app, session.caller).length > 0)
       return callMetaTool(this.core, session, meta, args, call)
     const split = splitNamespaced(name)
-    const rt = split ? this.core.registry.visible(session.caller).find((r) => r.config.name === split.upstream) : undefined
+    const rt = split
+      ? this.core.registry.visible(session.caller).find((r) => r.config.name === split.upstream)
+      : undefined
     if (!split || !rt) throw new GatewayError('not_found', `Unknown tool: ${name}`)
-    if (isUnifiApp(rt.config.app)) return this.#callUnifiDirect(session, rt, rt.config.app, split.local, name, args, call)
+    if (isUnifiApp(rt.config.app))
+      return this.#callUnifiDirect(session, rt, rt.config.app, split.local, name, args, call)
     return this.#callGeneric(session, rt, split.local, name, args, call)
   }
 
@@ -206,10 +224,21 @@ export class Gateway {
       return await callUpstream(
         this.core,
         rt,
-        { tool, caller: session.caller.name, mutating: false, via: 'direct', isFailure: (r) => r.isError === true },
+        {
+          tool,
+          caller: session.caller.name,
+          mutating: false,
+          via: 'direct',
+          isFailure: (r) => r.isError === true,
+        },
         call.signal,
         progressForwarder(call),
-        (conn, _profile, opts) => callTool(conn, { name: tool, arguments: args ?? {}, ...(call.meta ? { meta: call.meta } : {}) }, opts),
+        (conn, _profile, opts) =>
+          callTool(
+            conn,
+            { name: tool, arguments: args ?? {}, ...(call.meta ? { meta: call.meta } : {}) },
+            opts,
+          ),
       )
     } catch (err) {
       return errorTextResult(messageOf(err))

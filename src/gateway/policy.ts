@@ -1,5 +1,5 @@
-import type { Config, UpstreamConfig } from '../config/schema.js'
 import type { ToolEntry } from '../catalog/manifest.js'
+import type { Config, UpstreamConfig } from '../config/schema.js'
 
 /**
  * The gateway's read-only policy (issue: "refuses mutating tools with a clear error before

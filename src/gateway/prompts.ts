@@ -59,7 +59,10 @@ export function decodeCursor(cursor: string | undefined): number {
   } catch {
     // fall through
   }
-  throw new GatewayError('invalid_input', 'invalid cursor: pass the nextCursor of the previous page, or none')
+  throw new GatewayError(
+    'invalid_input',
+    'invalid cursor: pass the nextCursor of the previous page, or none',
+  )
 }
 
 export async function getExposedPrompt(
@@ -77,7 +80,11 @@ export async function getExposedPrompt(
       `Unknown prompt "${name}": prompt names are <upstream>__<prompt>; see prompts/list`,
     )
   const rt = core.registry.visible(caller).find((r) => r.config.name === split.upstream)
-  if (!rt) throw new GatewayError('not_found', `Unknown prompt "${name}": there is no upstream named "${split.upstream}"`)
+  if (!rt)
+    throw new GatewayError(
+      'not_found',
+      `Unknown prompt "${name}": there is no upstream named "${split.upstream}"`,
+    )
   if (isDisabled(core, rt.config.name, name))
     throw new GatewayError('not_found', `Unknown prompt "${name}": it is disabled on this gateway`)
   if (rt.promptsGeneration < 0 && !rt.conn.connected)
@@ -87,7 +94,10 @@ export async function getExposedPrompt(
     )
   const prompt = rt.prompts.find((p) => p.name === split.local)
   if (!prompt || !exposure.expose('prompt', rt.config.name, prompt.name))
-    throw new GatewayError('not_found', `Unknown prompt "${name}": upstream ${rt.config.name} has no prompt "${split.local}"`)
+    throw new GatewayError(
+      'not_found',
+      `Unknown prompt "${name}": upstream ${rt.config.name} has no prompt "${split.local}"`,
+    )
   const checked = checkPromptArgs(name, prompt.arguments ?? [], args, core.config().prompts)
   if (!checked.ok) throw new GatewayError('invalid_input', checked.message)
   return getPrompt(rt.conn, prompt.name, checked.args, {

@@ -1,10 +1,4 @@
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Limits, UpstreamConfig } from '../config/schema.js'
-import { APP_INFO, isUnifiApp, type UnifiApp } from '../core/apps.js'
-import { type Caller, canSeeSite } from '../core/caller.js'
-import { GatewayError, messageOf } from '../core/errors.js'
-import { parseSingleJsonText } from '../core/json-text.js'
-import type { Logger } from '../core/logger.js'
 import type { Manifest, ToolEntry } from '../catalog/manifest.js'
 import {
   type Drift,
@@ -16,6 +10,12 @@ import {
   servedFromToolsList,
 } from '../catalog/served.js'
 import type { IndexItem } from '../catalog/tool-index.js'
+import type { Limits, UpstreamConfig } from '../config/schema.js'
+import { APP_INFO, isUnifiApp, type UnifiApp } from '../core/apps.js'
+import { type Caller, canSeeSite } from '../core/caller.js'
+import { GatewayError, messageOf } from '../core/errors.js'
+import { parseSingleJsonText } from '../core/json-text.js'
+import type { Logger } from '../core/logger.js'
 import { callTool, listAllPrompts, listAllTools } from '../upstream/calls.js'
 import type { UpstreamConnection, UpstreamListener } from '../upstream/connection.js'
 import { UpstreamPool } from '../upstream/pool.js'
@@ -189,7 +189,10 @@ export class UpstreamRegistry implements UpstreamListener {
       await this.#refresh(this.#toolRefresh, rt.config.name, () => this.#learnTools(rt))
     }
     if (rt.toolsGeneration !== rt.conn.generation)
-      throw new GatewayError('unavailable', `upstream ${rt.config.name} is reconnecting; try again shortly`)
+      throw new GatewayError(
+        'unavailable',
+        `upstream ${rt.config.name} is reconnecting; try again shortly`,
+      )
   }
 
   // ---- UpstreamListener ---------------------------------------------------------------------

@@ -6,7 +6,11 @@ export type SiteChoice = { ok: true; site: string } | { ok: false; message: stri
  * Pick the site a call goes to. `sites` are the app's sites this caller may use, sorted.
  * A site the caller may not use is reported exactly like one that does not exist.
  */
-export function chooseSite(app: UnifiApp, sites: readonly string[], requested: string | undefined): SiteChoice {
+export function chooseSite(
+  app: UnifiApp,
+  sites: readonly string[],
+  requested: string | undefined,
+): SiteChoice {
   const label = APP_INFO[app].label
   if (sites.length === 0)
     return { ok: false, message: `no ${label} upstream is available to this client` }

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { isUnifiApp, UNIFI_APPS } from '../core/apps.js'
 import type { ToolEntry } from '../catalog/manifest.js'
+import { isUnifiApp, UNIFI_APPS } from '../core/apps.js'
 import type { GatewayCore, SessionState } from './context.js'
 import type { Exposure } from './exposure.js'
 import { metaToolDefinitions } from './meta/definitions.js'
@@ -39,7 +39,12 @@ export function genericToolDefinitions(rt: UpstreamRuntime, exposure: Exposure):
       continue
     }
     if (seen.has(exposed)) {
-      exposure.exclude({ kind: 'tool', upstream: rt.config.name, name: exposed, reason: 'listed twice by the upstream' })
+      exposure.exclude({
+        kind: 'tool',
+        upstream: rt.config.name,
+        name: exposed,
+        reason: 'listed twice by the upstream',
+      })
       continue
     }
     seen.add(exposed)
@@ -54,12 +59,17 @@ export function genericToolDefinitions(rt: UpstreamRuntime, exposure: Exposure):
  * (whatever the number of sites), then, by mode, every UniFi tool (eager) or the ones this
  * session loaded (lazy), then every generic upstream's tools.
  */
-export function buildToolList(core: GatewayCore, exposure: Exposure, session: SessionState): Tool[] {
+export function buildToolList(
+  core: GatewayCore,
+  exposure: Exposure,
+  session: SessionState,
+): Tool[] {
   const mode = core.config().registrationMode
   const visible = core.registry.visible(session.caller)
   const tools: Tool[] = []
   for (const app of UNIFI_APPS) {
-    if (visible.some((rt) => rt.config.app === app)) tools.push(...metaToolDefinitions(core.captured, app, mode))
+    if (visible.some((rt) => rt.config.app === app))
+      tools.push(...metaToolDefinitions(core.captured, app, mode))
   }
   const namespacedTools: Tool[] = []
   for (const rt of visible) {

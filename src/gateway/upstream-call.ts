@@ -1,5 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { Progress } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js'
 import { messageOf } from '../core/errors.js'
 import type { UpstreamConnection } from '../upstream/connection.js'
 import type { UnifiProfile } from '../upstream/unifi-upstream.js'

@@ -3,10 +3,16 @@
  * required ones present and non-empty after trimming, unknown ones rejected, values are
  * strings within a length cap, no control characters (other Unicode is kept).
  */
-export type PromptArgSpec = { name: string; required?: boolean | undefined; description?: string | undefined }
+export type PromptArgSpec = {
+  name: string
+  required?: boolean | undefined
+  description?: string | undefined
+}
 export type PromptArgLimits = { maxTextLength: number; maxIdentifierLength: number }
 
-export type PromptArgCheck = { ok: true; args: Record<string, string> } | { ok: false; message: string }
+export type PromptArgCheck =
+  | { ok: true; args: Record<string, string> }
+  | { ok: false; message: string }
 
 /**
  * Identifiers and focus strings get the short cap; free text (symptoms, a requested change,
@@ -20,9 +26,19 @@ export function isIdentifierArg(name: string): boolean {
   )
 }
 
-// C0 controls except tab, newline and carriage return; DEL; C1 controls; bidi overrides.
-const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
-const CONTROL_IN_IDENTIFIER = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
+/**
+ * C0 controls (tab, newline and carriage return are allowed in free text), DEL, C1 controls,
+ * and the bidirectional overrides that can make text display differently from what it is.
+ */
+function hasControlCharacter(value: string, allowLineBreaks: boolean): boolean {
+  for (const ch of value) {
+    const c = ch.codePointAt(0) ?? 0
+    if (allowLineBreaks && (c === 0x09 || c === 0x0a || c === 0x0d)) continue
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true
+    if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true
+  }
+  return false
+}
 
 export function checkPromptArgs(
   prompt: string,
@@ -43,7 +59,8 @@ export function checkPromptArgs(
   for (const spec of specs) {
     const value = args[spec.name]
     if (value === undefined || value === null) {
-      if (spec.required) return { ok: false, message: `prompt ${prompt} needs "${spec.name}" (takes: ${takes})` }
+      if (spec.required)
+        return { ok: false, message: `prompt ${prompt} needs "${spec.name}" (takes: ${takes})` }
       continue
     }
     if (typeof value !== 'string')
@@ -57,7 +74,7 @@ export function checkPromptArgs(
         ok: false,
         message: `argument "${spec.name}" of prompt ${prompt} is ${[...value].length} characters long; the limit is ${cap}`,
       }
-    if ((identifier ? CONTROL_IN_IDENTIFIER : CONTROL_IN_TEXT).test(value))
+    if (hasControlCharacter(value, !identifier))
       return {
         ok: false,
         message: `argument "${spec.name}" of prompt ${prompt} contains a control character; send plain text`,

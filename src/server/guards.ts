@@ -23,7 +23,11 @@ export function hostnameOf(hostHeader: string): string {
   return colon >= 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h
 }
 
-export type OriginPolicy = { allowedHosts: readonly string[]; allowedOrigins: readonly string[]; bindHost: string }
+export type OriginPolicy = {
+  allowedHosts: readonly string[]
+  allowedOrigins: readonly string[]
+  bindHost: string
+}
 
 /** Why a request's Host is refused, or undefined. Loopback names are always allowed. */
 export function hostProblem(host: string | undefined, policy: OriginPolicy): string | undefined {
@@ -32,18 +36,26 @@ export function hostProblem(host: string | undefined, policy: OriginPolicy): str
   if (isLoopbackAddress(name)) return undefined
   const allowed = policy.allowedHosts.map((h) => h.toLowerCase())
   if (allowed.includes(host.toLowerCase()) || allowed.includes(name)) return undefined
-  if (policy.bindHost !== '0.0.0.0' && policy.bindHost !== '::' && hostnameOf(policy.bindHost) === name)
+  if (
+    policy.bindHost !== '0.0.0.0' &&
+    policy.bindHost !== '::' &&
+    hostnameOf(policy.bindHost) === name
+  )
     return undefined
   return `Host "${host}" is not allowed (add it to listen.allowedHosts)`
 }
 
 /** Why a request's Origin is refused, or undefined (no Origin is fine: not a browser). */
-export function originProblem(origin: string | undefined, policy: OriginPolicy): string | undefined {
+export function originProblem(
+  origin: string | undefined,
+  policy: OriginPolicy,
+): string | undefined {
   if (origin === undefined) return undefined
   if (policy.allowedOrigins.includes(origin)) return undefined
   try {
     const url = new URL(origin)
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackAddress(url.hostname)) return undefined
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackAddress(url.hostname))
+      return undefined
   } catch {
     // fall through: not a URL (e.g. "null")
   }
@@ -55,7 +67,12 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
 export type TokenTable = { readonly entries: readonly { digest: Buffer; caller: Caller }[] }
 
 export function tokenTable(tokens: readonly ClientToken[]): TokenTable {
-  return { entries: tokens.map((t) => ({ digest: digest(t.token), caller: callerFromSites(t.name, t.sites) })) }
+  return {
+    entries: tokens.map((t) => ({
+      digest: digest(t.token),
+      caller: callerFromSites(t.name, t.sites),
+    })),
+  }
 }
 
 export function bearerOf(authorization: string | undefined): string | undefined {
@@ -68,7 +85,10 @@ export function bearerOf(authorization: string | undefined): string | undefined 
  * The caller a bearer token belongs to. Every entry is compared, with no early exit, on
  * fixed-length digests, so timing reveals neither which token matched nor how much of it.
  */
-export function findCaller(table: TokenTable, authorization: string | undefined): Caller | undefined {
+export function findCaller(
+  table: TokenTable,
+  authorization: string | undefined,
+): Caller | undefined {
   const presented = bearerOf(authorization)
   if (presented === undefined) return undefined
   const d = digest(presented)
@@ -77,7 +97,10 @@ export function findCaller(table: TokenTable, authorization: string | undefined)
   return found
 }
 
-export function tokenMatches(expected: string | undefined, authorization: string | undefined): boolean {
+export function tokenMatches(
+  expected: string | undefined,
+  authorization: string | undefined,
+): boolean {
   const presented = bearerOf(authorization)
   if (expected === undefined || presented === undefined) return false
   return timingSafeEqual(digest(expected), digest(presented))

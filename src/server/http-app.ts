@@ -21,7 +21,11 @@ export type HttpAppOptions = {
   startedAt?: number
 }
 
-const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
+const rpcError = (code: number, message: string) => ({
+  jsonrpc: '2.0',
+  error: { code, message },
+  id: null,
+})
 
 /** DNS-rebinding protection (MCP transports spec: validate Origin; bind loopback). */
 export function checkOrigin(policy: () => OriginPolicy): MiddlewareHandler<GatewayEnv> {
@@ -52,9 +56,16 @@ export function requireClientToken(config: () => Config): MiddlewareHandler<Gate
     }
     const caller = findCaller(table, c.req.header('authorization'))
     if (!caller) {
-      return c.json(rpcError(-32001, 'Unauthorized: send "Authorization: Bearer <token>" with a client token of this gateway'), 401, {
-        'WWW-Authenticate': `Bearer realm="${PRODUCT_NAME}"`,
-      })
+      return c.json(
+        rpcError(
+          -32001,
+          'Unauthorized: send "Authorization: Bearer <token>" with a client token of this gateway',
+        ),
+        401,
+        {
+          'WWW-Authenticate': `Bearer realm="${PRODUCT_NAME}"`,
+        },
+      )
     }
     c.set('caller', caller)
     await next()
@@ -66,13 +77,22 @@ export function createHttpApp(opts: HttpAppOptions): Hono<GatewayEnv> {
   const startedAt = opts.startedAt ?? Date.now()
   const policy = (): OriginPolicy => {
     const { listen } = opts.config()
-    return { allowedHosts: listen.allowedHosts, allowedOrigins: listen.allowedOrigins, bindHost: listen.host }
+    return {
+      allowedHosts: listen.allowedHosts,
+      allowedOrigins: listen.allowedOrigins,
+      bindHost: listen.host,
+    }
   }
 
   app.use('*', checkOrigin(policy))
 
   app.get('/health', (c) =>
-    c.json({ status: 'ok', name: PRODUCT_NAME, version: packageVersion(), uptimeS: Math.round((Date.now() - startedAt) / 1000) }),
+    c.json({
+      status: 'ok',
+      name: PRODUCT_NAME,
+      version: packageVersion(),
+      uptimeS: Math.round((Date.now() - startedAt) / 1000),
+    }),
   )
 
   app.get('/ready', (c) => {
@@ -95,7 +115,10 @@ export function createHttpApp(opts: HttpAppOptions): Hono<GatewayEnv> {
     const enabled = upstreams.filter((u) => u.enabled)
     const up = enabled.filter((u) => u.connected).length
     const status = up === enabled.length ? 'ready' : up > 0 ? 'degraded' : 'unavailable'
-    return c.json({ status, upstreams, sessions: opts.sessions.size }, status === 'unavailable' && enabled.length > 0 ? 503 : 200)
+    return c.json(
+      { status, upstreams, sessions: opts.sessions.size },
+      status === 'unavailable' && enabled.length > 0 ? 503 : 200,
+    )
   })
 
   opts.extend?.(app)
@@ -105,7 +128,13 @@ export function createHttpApp(opts: HttpAppOptions): Hono<GatewayEnv> {
     bodyLimit({
       maxSize: opts.config().limits.maxBodyBytes,
       onError: (c) =>
-        c.json(rpcError(-32600, `Request body too large: the limit is ${opts.config().limits.maxBodyBytes} bytes (limits.maxBodyBytes)`), 413),
+        c.json(
+          rpcError(
+            -32600,
+            `Request body too large: the limit is ${opts.config().limits.maxBodyBytes} bytes (limits.maxBodyBytes)`,
+          ),
+          413,
+        ),
     }),
   )
   app.use('/mcp', requireClientToken(opts.config))
@@ -122,7 +151,9 @@ export function createHttpApp(opts: HttpAppOptions): Hono<GatewayEnv> {
     return opts.sessions.handle(c.req.raw, caller.name, body, caller)
   })
 
-  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404))
+  app.notFound((c) =>
+    c.json({ error: `no route ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404),
+  )
   app.onError((err, c) => {
     opts.log.error('unhandled error in an HTTP handler', { path: c.req.path, err: err.message })
     return c.json({ error: 'internal error' }, 500)

@@ -83,7 +83,9 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
 
   server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
     try {
-      return await gateway.getPrompt(caller, req.params.name, req.params.arguments, { signal: extra.signal })
+      return await gateway.getPrompt(caller, req.params.name, req.params.arguments, {
+        signal: extra.signal,
+      })
     } catch (err) {
       throw toMcpError(err)
     }

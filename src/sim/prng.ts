@@ -31,7 +31,10 @@ export function createRng(seed: number | string): Rng {
     pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number],
     hex: (bytes) => {
       let s = ''
-      for (let i = 0; i < bytes; i++) s += Math.floor(next() * 256).toString(16).padStart(2, '0')
+      for (let i = 0; i < bytes; i++)
+        s += Math.floor(next() * 256)
+          .toString(16)
+          .padStart(2, '0')
       return s
     },
     bool: (p = 0.5) => next() < p,

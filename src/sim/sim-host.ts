@@ -24,7 +24,11 @@ const ControlSchema = z.strictObject({
 
 export type RunningSim = { url: string; port: number; close(): Promise<void> }
 
-export async function serveSimHttp(state: SimState, captured: CapturedMetaTools, port: number): Promise<RunningSim> {
+export async function serveSimHttp(
+  state: SimState,
+  captured: CapturedMetaTools,
+  port: number,
+): Promise<RunningSim> {
   const host = new SessionHost<undefined>({
     create: () => ({ server: createSimServer(state, captured), state: undefined }),
     idleMs: 3_600_000,
@@ -37,7 +41,23 @@ export async function serveSimHttp(state: SimState, captured: CapturedMetaTools,
     for (const s of host.sessions()) s.server.sendPromptListChanged().catch(() => {})
   }
   const app = new Hono()
-  app.get('/sim/stats', (c) => c.json({ app: state.opts.app, site: state.opts.site, mode: state.opts.mode, ...state.stats, sessions: host.size }))
+  // Which Authorization headers reached this upstream: tests prove the gateway never
+  // forwards its own clients' tokens.
+  const authorizations = new Set<string>()
+  app.use('/mcp', async (c, next) => {
+    authorizations.add(c.req.header('authorization') ?? '(none)')
+    await next()
+  })
+  app.get('/sim/stats', (c) =>
+    c.json({
+      app: state.opts.app,
+      site: state.opts.site,
+      mode: state.opts.mode,
+      ...state.stats,
+      sessions: host.size,
+      authorizations: [...authorizations],
+    }),
+  )
   app.post('/sim/stats/reset', (c) => {
     state.resetStats()
     return c.json({ ok: true })

@@ -1,10 +1,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { queryToolIndex } from '../catalog/tool-index.js'
 import { errorTextResult, jsonResult } from '../core/json-text.js'
 import { lenient, parseLenient } from '../core/lenient-args.js'
-import { queryToolIndex } from '../catalog/tool-index.js'
 import type { CapturedMetaTools } from '../gateway/meta/definitions.js'
-import { SimToolError, type SimState } from './sim-state.js'
+import { type SimState, SimToolError } from './sim-state.js'
 
 /**
  * The upstream servers' meta-tools, with the upstream's semantics (reference §3): the index
@@ -17,12 +17,28 @@ export type Progress = (p: { progress: number; total: number; message: string })
 const SHAPES = {
   tool_index: {
     model: '_tool_index_wrapperArguments',
-    shape: { category: lenient.string(), search: lenient.string(), include_schemas: lenient.bool(false) },
+    shape: {
+      category: lenient.string(),
+      search: lenient.string(),
+      include_schemas: lenient.bool(false),
+    },
   },
-  execute: { model: 'execute_handlerArguments', shape: { tool: z.string(), arguments: lenient.object() } },
-  batch: { model: 'batch_handlerArguments', shape: { operations: lenient.requiredArray(z.record(z.string(), z.unknown())) } },
-  batch_status: { model: 'batch_status_handlerArguments', shape: { jobId: lenient.string(), jobIds: lenient.array(z.string()) } },
-  load_tools: { model: 'load_tools_handlerArguments', shape: { tools: lenient.requiredArray(z.string()) } },
+  execute: {
+    model: 'execute_handlerArguments',
+    shape: { tool: z.string(), arguments: lenient.object() },
+  },
+  batch: {
+    model: 'batch_handlerArguments',
+    shape: { operations: lenient.requiredArray(z.record(z.string(), z.unknown())) },
+  },
+  batch_status: {
+    model: 'batch_status_handlerArguments',
+    shape: { jobId: lenient.string(), jobIds: lenient.array(z.string()) },
+  },
+  load_tools: {
+    model: 'load_tools_handlerArguments',
+    shape: { tools: lenient.requiredArray(z.string()) },
+  },
 } as const
 
 export function simMetaTools(state: SimState, captured: CapturedMetaTools): Tool[] {
@@ -38,8 +54,19 @@ function indexSource(state: SimState) {
   const manifest = state.opts.manifest
   const metaNames = new Set(
     state.opts.mode === 'lazy'
-      ? [`${state.prefix}_tool_index`, `${state.prefix}_execute`, `${state.prefix}_batch`, `${state.prefix}_batch_status`, `${state.prefix}_load_tools`]
-      : [`${state.prefix}_tool_index`, `${state.prefix}_execute`, `${state.prefix}_batch`, `${state.prefix}_batch_status`],
+      ? [
+          `${state.prefix}_tool_index`,
+          `${state.prefix}_execute`,
+          `${state.prefix}_batch`,
+          `${state.prefix}_batch_status`,
+          `${state.prefix}_load_tools`,
+        ]
+      : [
+          `${state.prefix}_tool_index`,
+          `${state.prefix}_execute`,
+          `${state.prefix}_batch`,
+          `${state.prefix}_batch_status`,
+        ],
   )
   const metas = manifest.tools.filter((t) => metaNames.has(t.name))
   if (state.opts.mode === 'lazy') {
@@ -47,10 +74,17 @@ function indexSource(state: SimState) {
     return tools.map((entry) => ({ entry, sites: [] }))
   }
   // Registry-backed: registered tools only, runtime-registry entry shape, no module map.
-  const registered = [...metas, ...state.registeredDomainTools()].sort((a, b) => (a.name < b.name ? -1 : 1))
+  const registered = [...metas, ...state.registeredDomainTools()].sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )
   return registered.map((t) => {
     const schema = (t.raw.schema ?? {}) as Record<string, unknown>
-    const raw = { name: t.name, ...(t.title ? { title: t.title } : {}), description: t.description, schema }
+    const raw = {
+      name: t.name,
+      ...(t.title ? { title: t.title } : {}),
+      description: t.description,
+      schema,
+    }
     return { entry: { ...t, category: '', raw }, sites: [] }
   })
 }
@@ -65,7 +99,10 @@ async function runInner(
 ): Promise<Record<string, unknown>> {
   if (isSimMetaTool(state, tool, captured)) {
     const result = await callSimMeta(state, captured, tool, args, signal, progress)
-    if (result.isError) throw new SimToolError(result.content?.[0]?.type === 'text' ? result.content[0].text : 'error')
+    if (result.isError)
+      throw new SimToolError(
+        result.content?.[0]?.type === 'text' ? result.content[0].text : 'error',
+      )
     const block = result.content?.[0]
     return block?.type === 'text' ? (JSON.parse(block.text) as Record<string, unknown>) : {}
   }
@@ -93,18 +130,31 @@ export async function callSimMeta(
     case 'tool_index': {
       const result = queryToolIndex(
         indexSource(state),
-        { category: v.category as string | undefined, search: v.search as string | undefined, includeSchemas: v.include_schemas === true },
+        {
+          category: v.category as string | undefined,
+          search: v.search as string | undefined,
+          includeSchemas: v.include_schemas === true,
+        },
         { withSites: false },
       )
       return jsonResult(result)
     }
     case 'execute': {
       try {
-        const result = await runInner(state, captured, String(v.tool), (v.arguments as Record<string, unknown>) ?? {}, signal, progress)
+        const result = await runInner(
+          state,
+          captured,
+          String(v.tool),
+          (v.arguments as Record<string, unknown>) ?? {},
+          signal,
+          progress,
+        )
         return jsonResult(result)
       } catch (err) {
         if (signal.aborted) throw err
-        return jsonResult({ error: `Failed to execute tool: ${err instanceof Error ? err.message : String(err)}` })
+        return jsonResult({
+          error: `Failed to execute tool: ${err instanceof Error ? err.message : String(err)}`,
+        })
       }
     }
     case 'batch': {
@@ -141,13 +191,15 @@ export async function callSimMeta(
         return upstreamShape
       }
       const ids = v.jobIds as string[] | undefined
-      if (ids && ids.length > 0) return jsonResult({ jobs: ids.map((jobId) => ({ jobId, ...status(jobId) })) })
+      if (ids && ids.length > 0)
+        return jsonResult({ jobs: ids.map((jobId) => ({ jobId, ...status(jobId) })) })
       if (v.jobId) return jsonResult(status(String(v.jobId)))
       return jsonResult({ error: 'Provide jobId or jobIds parameter' })
     }
     case 'load_tools': {
       const names = v.tools as string[]
-      if (names.length === 0) return jsonResult({ error: 'No tools specified', loaded: [], errors: [] })
+      if (names.length === 0)
+        return jsonResult({ error: 'No tools specified', loaded: [], errors: [] })
       const loaded: string[] = []
       const errors: { tool: string; error: string }[] = []
       for (const n of names) {

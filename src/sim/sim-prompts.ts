@@ -22,20 +22,35 @@ export type WorkflowPrompt = {
   boundaries: string[]
 }
 
-const controller = { name: 'controller', description: 'Controller to work against', default: 'the session default' }
+const controller = {
+  name: 'controller',
+  description: 'Controller to work against',
+  default: 'the session default',
+}
 
 export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
   {
     name: 'network_health_check',
     title: 'Network health check',
-    description: 'Read-only assessment of one site: devices, clients, connectivity, WAN and recent events.',
+    description:
+      'Read-only assessment of one site: devices, clients, connectivity, WAN and recent events.',
     app: 'network',
     arguments: [
       { name: 'site_id', required: true, description: 'The site to assess' },
       controller,
-      { name: 'focus', description: 'An area to concentrate on, such as wan or clients', default: 'the whole site' },
+      {
+        name: 'focus',
+        description: 'An area to concentrate on, such as wan or clients',
+        default: 'the whole site',
+      },
     ],
-    evidence: ['unifi_get_network_health', 'unifi_list_devices', 'unifi_list_clients', 'unifi_get_gateway_stats', 'unifi_list_alarms'],
+    evidence: [
+      'unifi_get_network_health',
+      'unifi_list_devices',
+      'unifi_list_clients',
+      'unifi_get_gateway_stats',
+      'unifi_list_alarms',
+    ],
     steps: [
       'Read the subsystem health with unifi_get_network_health and note every subsystem that is not "ok".',
       'List infrastructure with unifi_list_devices; record devices that are offline, upgrading or heavily loaded.',
@@ -48,16 +63,35 @@ export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
   {
     name: 'troubleshoot_client_connectivity',
     title: 'Troubleshoot a client',
-    description: 'Investigate one client across association, addressing, VLAN, signal, roaming and switch port.',
+    description:
+      'Investigate one client across association, addressing, VLAN, signal, roaming and switch port.',
     app: 'network',
     arguments: [
       { name: 'site_id', required: true, description: 'The site the client is on' },
-      { name: 'client_identifier', required: true, description: 'MAC address, IP address, hostname or username' },
-      { name: 'symptoms', required: true, description: 'What the caller reports, in their own words' },
+      {
+        name: 'client_identifier',
+        required: true,
+        description: 'MAC address, IP address, hostname or username',
+      },
+      {
+        name: 'symptoms',
+        required: true,
+        description: 'What the caller reports, in their own words',
+      },
       controller,
-      { name: 'time_window', description: 'The period the symptoms cover', default: 'the most recent data' },
+      {
+        name: 'time_window',
+        description: 'The period the symptoms cover',
+        default: 'the most recent data',
+      },
     ],
-    evidence: ['unifi_lookup_by_ip', 'unifi_get_client_details', 'unifi_get_client_wifi_details', 'unifi_list_networks', 'unifi_list_events'],
+    evidence: [
+      'unifi_lookup_by_ip',
+      'unifi_get_client_details',
+      'unifi_get_client_wifi_details',
+      'unifi_list_networks',
+      'unifi_list_events',
+    ],
     steps: [
       'Resolve the identifier: unifi_lookup_by_ip for an address, otherwise unifi_get_client_details by MAC.',
       'For a wireless client, read signal, channel and roaming with unifi_get_client_wifi_details.',
@@ -69,16 +103,30 @@ export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
   {
     name: 'troubleshoot_wifi_performance',
     title: 'Troubleshoot Wi-Fi performance',
-    description: 'Analyse wireless performance from RF, channel, utilisation and client distribution evidence.',
+    description:
+      'Analyse wireless performance from RF, channel, utilisation and client distribution evidence.',
     app: 'network',
     arguments: [
       { name: 'site_id', required: true, description: 'The site to analyse' },
       { name: 'symptoms', required: true, description: 'The wireless symptom being investigated' },
       controller,
-      { name: 'ap_identifier', description: 'One access point to focus on', default: 'every access point' },
-      { name: 'time_window', description: 'The period the symptoms cover', default: 'the most recent data' },
+      {
+        name: 'ap_identifier',
+        description: 'One access point to focus on',
+        default: 'every access point',
+      },
+      {
+        name: 'time_window',
+        description: 'The period the symptoms cover',
+        default: 'the most recent data',
+      },
     ],
-    evidence: ['unifi_list_wlans', 'unifi_list_devices', 'unifi_get_device_radio', 'unifi_list_rogue_aps'],
+    evidence: [
+      'unifi_list_wlans',
+      'unifi_list_devices',
+      'unifi_get_device_radio',
+      'unifi_list_rogue_aps',
+    ],
     steps: [
       'List the SSIDs with unifi_list_wlans and the access points with unifi_list_devices.',
       'For each access point in scope, read channel, width and transmit power with unifi_get_device_radio.',
@@ -94,11 +142,20 @@ export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
     app: 'network',
     arguments: [
       { name: 'site_id', required: true, description: 'The site the device belongs to' },
-      { name: 'device_identifier', required: true, description: 'Device id, MAC address or device name' },
+      {
+        name: 'device_identifier',
+        required: true,
+        description: 'Device id, MAC address or device name',
+      },
       { name: 'symptoms', required: true, description: 'What the caller reports about the device' },
       controller,
     ],
-    evidence: ['unifi_get_device_details', 'unifi_get_device_stats', 'unifi_get_switch_ports', 'unifi_list_events'],
+    evidence: [
+      'unifi_get_device_details',
+      'unifi_get_device_stats',
+      'unifi_get_switch_ports',
+      'unifi_list_events',
+    ],
     steps: [
       'Read the device record with unifi_get_device_details (state, firmware, uptime).',
       'Read load and traffic with unifi_get_device_stats.',
@@ -115,9 +172,19 @@ export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
     arguments: [
       { name: 'site_id', required: true, description: 'The site to review' },
       controller,
-      { name: 'review_focus', description: 'A part of the policy to concentrate on', default: 'the whole configuration' },
+      {
+        name: 'review_focus',
+        description: 'A part of the policy to concentrate on',
+        default: 'the whole configuration',
+      },
     ],
-    evidence: ['unifi_list_firewall_policies', 'unifi_list_firewall_zones', 'unifi_get_firewall_policy_ordering', 'unifi_list_firewall_groups', 'unifi_list_port_forwards'],
+    evidence: [
+      'unifi_list_firewall_policies',
+      'unifi_list_firewall_zones',
+      'unifi_get_firewall_policy_ordering',
+      'unifi_list_firewall_groups',
+      'unifi_list_port_forwards',
+    ],
     steps: [
       'List policies with unifi_list_firewall_policies and their order with unifi_get_firewall_policy_ordering.',
       'Map policies to zones with unifi_list_firewall_zones and to address groups with unifi_list_firewall_groups.',
@@ -133,7 +200,11 @@ export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
     app: 'network',
     arguments: [
       { name: 'site_id', required: true, description: 'The site the change would apply to' },
-      { name: 'requested_change', required: true, description: 'The change being requested, in the caller\'s words' },
+      {
+        name: 'requested_change',
+        required: true,
+        description: "The change being requested, in the caller's words",
+      },
       controller,
       { name: 'constraints', description: 'Constraints that must hold', default: 'none stated' },
     ],
@@ -149,14 +220,25 @@ export const WORKFLOW_PROMPTS: readonly WorkflowPrompt[] = [
   {
     name: 'protect_health_check',
     title: 'Protect health check',
-    description: 'Read-only assessment of cameras, sensors, firmware and recent events on a Protect console.',
+    description:
+      'Read-only assessment of cameras, sensors, firmware and recent events on a Protect console.',
     app: 'protect',
     arguments: [
       { name: 'site_id', description: 'A site to scope to', default: 'the whole Protect console' },
       controller,
-      { name: 'focus', description: 'An aspect to concentrate on', default: 'the whole installation' },
+      {
+        name: 'focus',
+        description: 'An aspect to concentrate on',
+        default: 'the whole installation',
+      },
     ],
-    evidence: ['protect_get_health', 'protect_get_system_info', 'protect_list_cameras', 'protect_get_firmware_status', 'protect_recent_events'],
+    evidence: [
+      'protect_get_health',
+      'protect_get_system_info',
+      'protect_list_cameras',
+      'protect_get_firmware_status',
+      'protect_recent_events',
+    ],
     steps: [
       'Read console health and storage with protect_get_health and protect_get_system_info.',
       'List cameras with protect_list_cameras; note disconnected ones and ones not recording.',
@@ -180,7 +262,10 @@ const CONTRACT = [
   'Ask for explicit approval before any state-changing operation.',
 ]
 
-export function availablePrompts(app: UnifiApp, hasTool: (name: string) => boolean): WorkflowPrompt[] {
+export function availablePrompts(
+  app: UnifiApp,
+  hasTool: (name: string) => boolean,
+): WorkflowPrompt[] {
   return WORKFLOW_PROMPTS.filter((p) => p.app === app && p.evidence.every(hasTool))
 }
 
@@ -233,5 +318,8 @@ export function renderPrompt(p: WorkflowPrompt, args: Record<string, string>): G
     '```',
     ...(defaults.length > 0 ? ['', 'Defaults:', ...defaults] : []),
   ].join('\n')
-  return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] }
+  return {
+    description: p.description,
+    messages: [{ role: 'user', content: { type: 'text', text } }],
+  }
 }

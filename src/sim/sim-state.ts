@@ -1,8 +1,8 @@
 import { z } from 'zod'
+import { isUpstreamMetaTool, type Manifest, type ToolEntry } from '../catalog/manifest.js'
 import { APP_INFO, type UnifiApp } from '../core/apps.js'
 import { sleep } from '../core/backoff.js'
 import { lenient, pydanticMessage, unknownArgumentsMessage } from '../core/lenient-args.js'
-import { type Manifest, isUpstreamMetaTool, type ToolEntry } from '../catalog/manifest.js'
 import { JobStore } from '../jobs/job-store.js'
 import { createRng, type Rng } from './prng.js'
 import { mutationResult, previewResult, readResult } from './synth.js'
@@ -62,10 +62,17 @@ function argsSchema(input: Record<string, unknown>): z.ZodObject {
         t = z.string()
         break
       case 'integer':
-        t = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int())
+        t = z.preprocess(
+          (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+          z.number().int(),
+        )
         break
       case 'number':
-        t = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v), z.number())
+        t = z.preprocess(
+          (v) =>
+            typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v,
+          z.number(),
+        )
         break
       case 'boolean':
         t = lenient.bool(false)
@@ -74,12 +81,17 @@ function argsSchema(input: Record<string, unknown>): z.ZodObject {
         t = lenient.requiredArray(z.unknown())
         break
       case 'object':
-        t = z.preprocess((v) => (typeof v === 'string' ? safeJson(v) : v), z.record(z.string(), z.unknown()))
+        t = z.preprocess(
+          (v) => (typeof v === 'string' ? safeJson(v) : v),
+          z.record(z.string(), z.unknown()),
+        )
         break
       default:
         t = z.unknown()
     }
-    shape[key] = required.has(key) ? t : z.preprocess((v) => (v === null ? undefined : v), t.optional())
+    shape[key] = required.has(key)
+      ? t
+      : z.preprocess((v) => (v === null ? undefined : v), t.optional())
   }
   return z.object(shape)
 }
@@ -98,9 +110,21 @@ function safeJson(v: string): unknown {
  */
 export class SimState {
   readonly opts: SimOptions
-  readonly jobs = new JobStore({ maxQueuedJobs: 1_000_000, jobRetentionMs: 3_600_000, maxRetainedJobs: 1_000 })
+  readonly jobs = new JobStore({
+    maxQueuedJobs: 1_000_000,
+    jobRetentionMs: 3_600_000,
+    maxRetainedJobs: 1_000,
+  })
   readonly loadedCategories = new Set<string>()
-  readonly stats: SimStats = { inFlight: 0, maxInFlight: 0, calls: 0, cancelled: 0, failures: 0, byTool: {}, requests: {} }
+  readonly stats: SimStats = {
+    inFlight: 0,
+    maxInFlight: 0,
+    calls: 0,
+    cancelled: 0,
+    failures: 0,
+    byTool: {},
+    requests: {},
+  }
   #excluded: Set<string>
   #disabledPrompts = new Set<string>()
   readonly #failRng: Rng
@@ -121,7 +145,9 @@ export class SimState {
 
   /** Domain tools of this (simulated) release. */
   domainTools(): ToolEntry[] {
-    return this.opts.manifest.tools.filter((t) => !isUpstreamMetaTool(this.opts.app, t.name) && !this.#excluded.has(t.name))
+    return this.opts.manifest.tools.filter(
+      (t) => !isUpstreamMetaTool(this.opts.app, t.name) && !this.#excluded.has(t.name),
+    )
   }
 
   domainTool(name: string): ToolEntry | undefined {
@@ -163,7 +189,14 @@ export class SimState {
   }
 
   resetStats(): void {
-    Object.assign(this.stats, { maxInFlight: this.stats.inFlight, calls: 0, cancelled: 0, failures: 0, byTool: {}, requests: {} })
+    Object.assign(this.stats, {
+      maxInFlight: this.stats.inFlight,
+      calls: 0,
+      cancelled: 0,
+      failures: 0,
+      byTool: {},
+      requests: {},
+    })
   }
 
   /**
@@ -179,7 +212,8 @@ export class SimState {
   ): Promise<Record<string, unknown>> {
     const props = Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>)
     const unknown = Object.keys(rawArgs).filter((k) => !props.includes(k))
-    if (unknown.length > 0) throw new SimToolError(unknownArgumentsMessage(tool.name, unknown, props))
+    if (unknown.length > 0)
+      throw new SimToolError(unknownArgumentsMessage(tool.name, unknown, props))
     const marker = findMarker(rawArgs, '')
     if (marker)
       throw new SimToolError(
@@ -192,7 +226,8 @@ export class SimState {
     }
     const parsed = schema.safeParse(rawArgs)
     const fn = tool.name.slice(this.prefix.length + 1)
-    if (!parsed.success) throw new SimToolError(pydanticMessage(tool.name, `${fn}Arguments`, parsed.error, rawArgs))
+    if (!parsed.success)
+      throw new SimToolError(pydanticMessage(tool.name, `${fn}Arguments`, parsed.error, rawArgs))
     const args = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined))
 
     this.stats.calls++
@@ -204,7 +239,11 @@ export class SimState {
         const steps = progress ? 4 : 1
         for (let i = 1; i <= steps; i++) {
           await sleep(this.opts.latencyMs / steps, signal)
-          await progress?.({ progress: i, total: steps, message: `${tool.name}: step ${i} of ${steps}` })
+          await progress?.({
+            progress: i,
+            total: steps,
+            message: `${tool.name}: step ${i} of ${steps}`,
+          })
         }
       }
       signal.throwIfAborted()
@@ -215,7 +254,10 @@ export class SimState {
         )
       }
       const ctx = { app: this.opts.app, site: this.opts.site, seed: this.opts.seed }
-      if (!tool.readOnly) return args.confirm === true ? mutationResult(ctx, tool.name, args) : previewResult(ctx, tool.name, args)
+      if (!tool.readOnly)
+        return args.confirm === true
+          ? mutationResult(ctx, tool.name, args)
+          : previewResult(ctx, tool.name, args)
       return readResult(ctx, tool.name, args)
     } catch (err) {
       if (signal.aborted) this.stats.cancelled++

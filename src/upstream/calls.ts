@@ -25,10 +25,14 @@ export async function listAllTools(conn: UpstreamConnection, timeoutMs: number):
     const result = await conn.request(
       'tools/list',
       (client, signal) =>
-        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
-          signal,
-          timeout: timeoutMs + 1_000,
-        }),
+        client.request(
+          { method: 'tools/list', params: cursor ? { cursor } : {} },
+          ListToolsResultSchema,
+          {
+            signal,
+            timeout: timeoutMs + 1_000,
+          },
+        ),
       { timeoutMs },
     )
     tools.push(...result.tools)
@@ -38,7 +42,10 @@ export async function listAllTools(conn: UpstreamConnection, timeoutMs: number):
   return tools
 }
 
-export async function listAllPrompts(conn: UpstreamConnection, timeoutMs: number): Promise<Prompt[]> {
+export async function listAllPrompts(
+  conn: UpstreamConnection,
+  timeoutMs: number,
+): Promise<Prompt[]> {
   if (!conn.serverCapabilities?.prompts) return []
   const prompts: Prompt[] = []
   let cursor: string | undefined
@@ -105,10 +112,14 @@ export async function getPrompt(
   return conn.request(
     `prompts/get ${name}`,
     (client, signal) =>
-      client.request({ method: 'prompts/get', params: { name, arguments: args } }, GetPromptResultSchema, {
-        signal,
-        timeout: opts.timeoutMs + 5_000,
-      }),
+      client.request(
+        { method: 'prompts/get', params: { name, arguments: args } },
+        GetPromptResultSchema,
+        {
+          signal,
+          timeout: opts.timeoutMs + 5_000,
+        },
+      ),
     opts,
   )
 }

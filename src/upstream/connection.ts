@@ -1,8 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  McpError,
   type Progress,
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -11,71 +8,24 @@ import type { UpstreamConfig } from '../config/schema.js'
 import { backoffDelay } from '../core/backoff.js'
 import { GatewayError, isGatewayError, messageOf } from '../core/errors.js'
 import type { Logger } from '../core/logger.js'
+import {
+  type CallOptions,
+  type ConnectionOptions,
+  isTransportFailure,
+  neverReachedUpstream,
+  type Session,
+  type UpstreamSnapshot,
+  type UpstreamStatus,
+} from './connection-types.js'
 import { createUpstreamTransport } from './transports.js'
 
-export type UpstreamStatus = 'connecting' | 'connected' | 'down' | 'closed'
-
-export type UpstreamSnapshot = {
-  name: string
-  site: string
-  app: string
-  transport: string
-  status: UpstreamStatus
-  lastError: string | null
-  connectedAt: string | null
-  lastOkAt: string | null
-  latencyMs: number | null
-  reconnects: number
-  serverName: string | null
-  protocolVersion: string | null
-}
-
-export type CallOptions = {
-  /** Aborts the upstream request (sent upstream as notifications/cancelled). */
-  signal?: AbortSignal
-  /** Longest wait for an answer; a progress notification restarts the clock. */
-  timeoutMs: number
-  onprogress?: (progress: Progress) => void
-}
-
-export interface UpstreamListener {
-  connected(conn: UpstreamConnection): void
-  disconnected(conn: UpstreamConnection, reason: string): void
-  toolsChanged(conn: UpstreamConnection): void
-  promptsChanged(conn: UpstreamConnection): void
-}
-
-export type ConnectionOptions = {
-  log: Logger
-  listener: UpstreamListener
-  clientInfo: { name: string; version: string }
-  connectTimeoutMs?: number
-  healthCheckIntervalMs?: number
-  /** Calls made while an upstream is down try to reconnect at most this often. */
-  minRetryGapMs?: number
-}
-
-type Session = {
-  client: Client
-  transport: Transport
-  generation: number
-  inFlight: Set<AbortController>
-  closing: boolean
-}
-
-/** True when the request certainly never ran upstream, so it may be sent again once. */
-function neverReachedUpstream(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) return err.code === 404
-  const msg = messageOf(err)
-  return msg === 'Not connected' || /ECONNREFUSED|ECONNRESET before|socket hang up/.test(msg)
-}
-
-function isTransportFailure(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) return err.code === 404 || err.code === -1
-  if (err instanceof McpError) return err.code === -32000 && /Connection closed/.test(err.message)
-  const msg = messageOf(err)
-  return /Not connected|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed|terminated/.test(msg)
-}
+export type {
+  CallOptions,
+  ConnectionOptions,
+  UpstreamListener,
+  UpstreamSnapshot,
+  UpstreamStatus,
+} from './connection-types.js'
 
 /**
  * One long-lived MCP client session to one upstream. It connects in the background,
@@ -112,7 +62,7 @@ export class UpstreamConnection {
     this.#opts = {
       connectTimeoutMs: 10_000,
       healthCheckIntervalMs: 30_000,
-      minRetryGapMs: 1_000,
+      minRetryGapMs: 250,
       ...opts,
     }
     this.#log = opts.log.child({ upstream: config.name })
@@ -150,7 +100,13 @@ export class UpstreamConnection {
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, timeoutMs)
     })
-    await Promise.race([pending.then(() => undefined, () => undefined), timeout])
+    await Promise.race([
+      pending.then(
+        () => undefined,
+        () => undefined,
+      ),
+      timeout,
+    ])
     clearTimeout(timer)
     return this.connected
   }
@@ -208,7 +164,10 @@ export class UpstreamConnection {
         ac.abort(
           isGatewayError(opts.signal?.reason)
             ? opts.signal?.reason
-            : new GatewayError('cancelled', `${what} on upstream ${this.name} was cancelled by the client`),
+            : new GatewayError(
+                'cancelled',
+                `${what} on upstream ${this.name} was cancelled by the client`,
+              ),
         )
       opts.signal?.addEventListener('abort', onAbort, { once: true })
       arm()
@@ -228,7 +187,10 @@ export class UpstreamConnection {
           const reason = messageOf(err)
           this.#lost(session.generation, reason)
           if (attempt === 0 && neverReachedUpstream(err)) {
-            this.#log.info('session lost upstream; re-initialising and retrying once', { what, reason })
+            this.#log.info('session lost upstream; re-initialising and retrying once', {
+              what,
+              reason,
+            })
             continue
           }
           throw new GatewayError(
@@ -267,11 +229,20 @@ export class UpstreamConnection {
 
   async #sessionForCall(): Promise<Session> {
     if (this.#status === 'closed')
-      throw new GatewayError('unavailable', `upstream ${this.name} has been removed from the gateway`)
+      throw new GatewayError(
+        'unavailable',
+        `upstream ${this.name} has been removed from the gateway`,
+      )
     if (this.#session) return this.#session
     if (this.#connecting) return this.#connecting
-    const sinceLast = Date.now() - this.#lastAttemptAt
-    if (sinceLast < this.#opts.minRetryGapMs) throw this.#unreachable()
+    // Calls reconnect on demand (one shared attempt at a time), but not in a tight loop.
+    const wait = this.#opts.minRetryGapMs - (Date.now() - this.#lastAttemptAt)
+    if (wait > 0) {
+      await new Promise((r) => setTimeout(r, wait))
+      if (this.#session) return this.#session
+      if (this.#connecting) return this.#connecting
+      if ((this.#status as UpstreamStatus) === 'closed') throw this.#unreachable()
+    }
     return this.#connect()
   }
 
@@ -350,7 +321,10 @@ export class UpstreamConnection {
     if (this.#status === 'closed') {
       session.closing = true
       await client.close().catch(() => {})
-      throw new GatewayError('unavailable', `upstream ${this.name} has been removed from the gateway`)
+      throw new GatewayError(
+        'unavailable',
+        `upstream ${this.name} has been removed from the gateway`,
+      )
     }
     this.#session = session
     this.#status = 'connected'
@@ -372,7 +346,9 @@ export class UpstreamConnection {
 
   #exitReason(fallback: string): string {
     const tail = this.#stderrTail.slice(-3).join(' | ')
-    return this.config.transport === 'stdio' && tail ? `${fallback}; last stderr: ${tail}` : fallback
+    return this.config.transport === 'stdio' && tail
+      ? `${fallback}; last stderr: ${tail}`
+      : fallback
   }
 
   #markDown(reason: string): void {
@@ -414,7 +390,8 @@ export class UpstreamConnection {
 
   async #closeSession(session: Session, why: string): Promise<void> {
     session.closing = true
-    for (const ac of session.inFlight) ac.abort(new GatewayError('upstream', `${why}; the call did not complete`))
+    for (const ac of session.inFlight)
+      ac.abort(new GatewayError('upstream', `${why}; the call did not complete`))
     session.inFlight.clear()
     try {
       await session.client.close()
@@ -431,7 +408,8 @@ export class UpstreamConnection {
     }
     const session = this.#session
     this.ping(Math.min(5_000, this.#opts.healthCheckIntervalMs)).catch((err) => {
-      if (this.#session === session) this.#lost(session.generation, `health check failed: ${messageOf(err)}`)
+      if (this.#session === session)
+        this.#lost(session.generation, `health check failed: ${messageOf(err)}`)
     })
   }
 }

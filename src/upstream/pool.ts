@@ -50,7 +50,8 @@ export class UpstreamPool {
 
   /** Add an upstream and start connecting it (unless disabled). */
   add(config: UpstreamConfig): UpstreamConnection {
-    if (this.#slots.has(config.name)) throw new GatewayError('conflict', `upstream ${config.name} already exists`)
+    if (this.#slots.has(config.name))
+      throw new GatewayError('conflict', `upstream ${config.name} already exists`)
     const conn = new UpstreamConnection(config, {
       log: this.#log,
       listener: this.#listener,

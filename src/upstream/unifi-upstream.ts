@@ -125,11 +125,16 @@ export async function callDomainToolDirect(
   meta?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const p = APP_INFO[profile.app].prefix
-  const direct = () => callTool(conn, { name: tool, arguments: args, ...(meta ? { meta } : {}) }, opts)
+  const direct = () =>
+    callTool(conn, { name: tool, arguments: args, ...(meta ? { meta } : {}) }, opts)
   if (profile.listed.has(tool) || profile.loadedUpstream.has(tool) || profile.mode === 'plain')
     return direct()
   if (profile.hasLoadTools) {
-    const load = await callTool(conn, { name: `${p}_load_tools`, arguments: { tools: [tool] } }, opts)
+    const load = await callTool(
+      conn,
+      { name: `${p}_load_tools`, arguments: { tools: [tool] } },
+      opts,
+    )
     const answer = parseSingleJsonText(load) as { loaded?: unknown } | undefined
     if (Array.isArray(answer?.loaded) && answer.loaded.includes(tool)) {
       profile.loadedUpstream.add(tool)

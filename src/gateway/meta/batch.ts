@@ -24,7 +24,8 @@ function opArguments(raw: unknown): Record<string, unknown> | string {
       return "'arguments' must be an object (or a JSON string of one)"
     }
   }
-  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>
+  if (value && typeof value === 'object' && !Array.isArray(value))
+    return value as Record<string, unknown>
   return "'arguments' must be an object (or a JSON string of one)"
 }
 
@@ -68,8 +69,7 @@ export async function batch(
       continue
     }
     const site = op.site === undefined || op.site === null ? undefined : String(op.site)
-    const sites =
-      site === '*' ? core.registry.sitesOf(app, session.caller) : [site]
+    const sites = site === '*' ? core.registry.sitesOf(app, session.caller) : [site]
     const targets: Target[] = []
     let failure: string | undefined
     for (const s of sites) {
@@ -126,7 +126,12 @@ export async function batch(
   })
 }
 
-async function runJob(core: GatewayCore, session: SessionState, job: Job, plan: Planned): Promise<void> {
+async function runJob(
+  core: GatewayCore,
+  session: SessionState,
+  job: Job,
+  plan: Planned,
+): Promise<void> {
   const signal = job.controller.signal
   try {
     const result = await callUpstream(
@@ -164,10 +169,10 @@ async function runJob(core: GatewayCore, session: SessionState, job: Job, plan: 
   }
 }
 
-function jobIdsFrom(value: { jobId?: string | undefined; jobIds?: string[] | undefined }):
-  | { many: string[] }
-  | { one: string }
-  | undefined {
+function jobIdsFrom(value: {
+  jobId?: string | undefined
+  jobIds?: string[] | undefined
+}): { many: string[] } | { one: string } | undefined {
   if (value.jobIds && value.jobIds.length > 0) return { many: value.jobIds }
   if (value.jobId) return { one: value.jobId }
   return undefined
@@ -191,11 +196,17 @@ export async function batchStatus(
   if (waitMs > 0) {
     const send = call.sendProgress
     await core.jobs.waitFor(session.caller, list, waitMs, call.signal, (finished, total) => {
-      send?.({ progress: finished, total, message: `${finished} of ${total} job(s) finished` }).catch(() => {})
+      send?.({
+        progress: finished,
+        total,
+        message: `${finished} of ${total} job(s) finished`,
+      }).catch(() => {})
     })
   }
   if ('one' in ids) return jsonResult(core.jobs.statusOf(session.caller, ids.one))
-  return jsonResult({ jobs: list.map((jobId) => ({ jobId, ...core.jobs.statusOf(session.caller, jobId) })) })
+  return jsonResult({
+    jobs: list.map((jobId) => ({ jobId, ...core.jobs.statusOf(session.caller, jobId) })),
+  })
 }
 
 /** `<p>_batch_cancel {jobId | jobIds}`: cancel queued and running jobs of this caller. */
@@ -213,7 +224,11 @@ export async function batchCancel(
   if (!ids) return jsonResult({ error: 'Provide jobId or jobIds parameter' })
   const cancelOne = (jobId: string) => {
     const before = core.jobs.statusOf(session.caller, jobId).status
-    const status = core.jobs.cancel(session.caller, jobId, `cancelled by the client with ${p}_batch_cancel`)
+    const status = core.jobs.cancel(
+      session.caller,
+      jobId,
+      `cancelled by the client with ${p}_batch_cancel`,
+    )
     return { jobId, status, cancelled: status === 'cancelled' && before !== 'cancelled' }
   }
   const result = 'one' in ids ? cancelOne(ids.one) : { jobs: ids.many.map(cancelOne) }

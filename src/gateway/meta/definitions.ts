@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { RegistrationMode } from '../../config/schema.js'
-import { APP_INFO, type MetaSuffix, type UnifiApp, UNIFI_APPS } from '../../core/apps.js'
-import { packageRoot } from '../../core/package-info.js'
 import { type Manifest, type ToolEntry, toolEntryFrom } from '../../catalog/manifest.js'
+import type { RegistrationMode } from '../../config/schema.js'
+import { APP_INFO, type MetaSuffix, UNIFI_APPS, type UnifiApp } from '../../core/apps.js'
+import { packageRoot } from '../../core/package-info.js'
 
 /**
  * The gateway's meta-tools. Their tools/list definitions start from the upstream servers'
@@ -31,7 +31,10 @@ const nullableString = (title: string, description: string) => ({
   description,
 })
 
-type Extra = { properties: Record<string, Record<string, unknown>>; description: (app: UnifiApp) => string }
+type Extra = {
+  properties: Record<string, Record<string, unknown>>
+  description: (app: UnifiApp) => string
+}
 
 const SITE_HINT =
   'Site to run on. Required when this app runs on more than one site: the error lists them, and so does "sites" in each tool_index entry.'
@@ -103,7 +106,12 @@ function batchCancelTool(app: UnifiApp): Tool {
       },
       title: 'batch_cancel_handlerArguments',
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   }
 }
 
@@ -113,7 +121,11 @@ export function metaSuffixesFor(mode: RegistrationMode): MetaSuffix[] {
 }
 
 /** tools/list definitions of one app's meta-tools in a registration mode. */
-export function metaToolDefinitions(captured: CapturedMetaTools, app: UnifiApp, mode: RegistrationMode): Tool[] {
+export function metaToolDefinitions(
+  captured: CapturedMetaTools,
+  app: UnifiApp,
+  mode: RegistrationMode,
+): Tool[] {
   const byName = new Map(captured[app].lazy.map((t) => [t.name, t]))
   const ex = extras(app)
   return metaSuffixesFor(mode).map((suffix) => {
@@ -135,7 +147,11 @@ export function metaToolDefinitions(captured: CapturedMetaTools, app: UnifiApp, 
  * The meta-tools' entries for the index (manifest view, reference §3.0 (b)): the stored
  * manifest entry with the gateway's extra arguments added.
  */
-export function metaIndexEntries(manifest: Manifest, app: UnifiApp, mode: RegistrationMode): ToolEntry[] {
+export function metaIndexEntries(
+  manifest: Manifest,
+  app: UnifiApp,
+  mode: RegistrationMode,
+): ToolEntry[] {
   const p = APP_INFO[app].prefix
   const ex = extras(app)
   return metaSuffixesFor(mode).map((suffix) => {
@@ -152,7 +168,11 @@ export function metaIndexEntries(manifest: Manifest, app: UnifiApp, mode: Regist
               type: 'object',
               properties: {
                 jobId: { type: 'string', description: 'Single job ID to cancel' },
-                jobIds: { type: 'array', items: { type: 'string' }, description: 'Job IDs to cancel' },
+                jobIds: {
+                  type: 'array',
+                  items: { type: 'string' },
+                  description: 'Job IDs to cancel',
+                },
               },
             },
           },
@@ -165,7 +185,10 @@ export function metaIndexEntries(manifest: Manifest, app: UnifiApp, mode: Regist
     if (!stored) throw new Error(`manifest for ${app} lacks the meta-tool ${name}`)
     const extra = ex[suffix]
     if (!extra || Object.keys(extra.properties).length === 0) return stored
-    const schema = (stored.raw.schema ?? {}) as { input?: Record<string, unknown>; output?: unknown }
+    const schema = (stored.raw.schema ?? {}) as {
+      input?: Record<string, unknown>
+      output?: unknown
+    }
     const input = schema.input ?? { type: 'object', properties: {} }
     const props = { ...((input.properties ?? {}) as Record<string, unknown>) }
     for (const [key, def] of Object.entries(extra.properties)) {
@@ -174,6 +197,9 @@ export function metaIndexEntries(manifest: Manifest, app: UnifiApp, mode: Regist
         description: String(def.description),
       }
     }
-    return toolEntryFrom({ ...stored.raw, schema: { ...schema, input: { ...input, properties: props } } }, undefined)
+    return toolEntryFrom(
+      { ...stored.raw, schema: { ...schema, input: { ...input, properties: props } } },
+      undefined,
+    )
   })
 }

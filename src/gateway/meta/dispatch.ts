@@ -11,7 +11,10 @@ import { loadTools } from './load-tools.js'
 import { toolIndex } from './tool-index.js'
 
 /** Is `name` one of the gateway's meta-tools in this mode? */
-export function metaToolOf(name: string, mode: RegistrationMode): { app: UnifiApp; suffix: MetaSuffix } | undefined {
+export function metaToolOf(
+  name: string,
+  mode: RegistrationMode,
+): { app: UnifiApp; suffix: MetaSuffix } | undefined {
   const meta = parseMetaToolName(name)
   return meta && metaSuffixesFor(mode).includes(meta.suffix) ? meta : undefined
 }
@@ -30,7 +33,10 @@ export async function callMetaTool(
     case 'execute': {
       // `<p>_execute` of one of the gateway's own meta-tools runs it here: everything the
       // index lists can be executed.
-      const inner = typeof args?.tool === 'string' ? metaToolOf(args.tool, core.config().registrationMode) : undefined
+      const inner =
+        typeof args?.tool === 'string'
+          ? metaToolOf(args.tool, core.config().registrationMode)
+          : undefined
       if (inner && inner.app === app) {
         const { model, shape } = META_ARGS.execute
         const parsed = parseLenient(`${meta.suffix}`, model, shape, args)

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolEntry } from '../../catalog/manifest.js'
 import { APP_INFO, type UnifiApp } from '../../core/apps.js'
 import { isGatewayError, messageOf } from '../../core/errors.js'
 import { errorTextResult } from '../../core/json-text.js'
@@ -11,7 +12,6 @@ import { executeError } from '../results.js'
 import { chooseSite } from '../site-routing.js'
 import { callUpstream, progressForwarder } from '../upstream-call.js'
 import { META_ARGS } from './args.js'
-import type { ToolEntry } from '../../catalog/manifest.js'
 
 export type Target = { rt: UpstreamRuntime; entry: ToolEntry }
 

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { type IndexItem, queryToolIndex } from '../../catalog/tool-index.js'
 import { APP_INFO, type UnifiApp } from '../../core/apps.js'
 import { errorTextResult, jsonResult } from '../../core/json-text.js'
 import { parseLenient } from '../../core/lenient-args.js'
-import { type IndexItem, queryToolIndex } from '../../catalog/tool-index.js'
 import type { GatewayCore, SessionState } from '../context.js'
 import { chooseSite } from '../site-routing.js'
 import { META_ARGS } from './args.js'
@@ -36,16 +36,24 @@ export async function toolIndex(
   }
   const mode = core.config().registrationMode
   const metaSites = site ? [site] : sites
-  const metaItems: IndexItem[] = metaIndexEntries(core.registry.manifest(app), app, mode).map((entry) => ({
-    entry,
-    sites: metaSites,
-  }))
-  const items = [...metaItems, ...core.registry.indexItems(app, session.caller, site)].sort((a, b) =>
-    a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0,
+  const metaItems: IndexItem[] = metaIndexEntries(core.registry.manifest(app), app, mode).map(
+    (entry) => ({
+      entry,
+      sites: metaSites,
+    }),
+  )
+  const items = [...metaItems, ...core.registry.indexItems(app, session.caller, site)].sort(
+    (a, b) => (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0),
   )
   const result = queryToolIndex(
     items,
-    { category: q.category, search: q.search, includeSchemas: q.include_schemas, name: q.name, site },
+    {
+      category: q.category,
+      search: q.search,
+      includeSchemas: q.include_schemas,
+      name: q.name,
+      site,
+    },
     { withSites: sites.length > 1 },
   )
   return jsonResult(result)
