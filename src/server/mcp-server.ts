@@ -9,7 +9,7 @@ import type { Caller } from '../core/caller.js'
 import { PRODUCT_NAME, packageVersion } from '../core/package-info.js'
 import type { CallContext, SessionState } from '../gateway/context.js'
 import type { Gateway } from '../gateway/gateway.js'
-import { toMcpError } from './mcp-errors.js'
+import { toRpcError } from './mcp-errors.js'
 
 const INSTRUCTIONS = `This gateway fronts UniFi MCP servers (and possibly others) for one or more sites.
 Find UniFi tools with unifi_tool_index / protect_tool_index / access_tool_index (category, search or exact name; include_schemas for parameters), then run them with *_execute {tool, arguments, site}. Use *_batch for many calls (site "*" fans a read-only tool out to every site) and *_batch_status {jobIds, wait_ms} to collect results. Mutating tools return a preview until called with confirm=true.
@@ -47,7 +47,7 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
     try {
       return gateway.listTools(state, req.params?.cursor)
     } catch (err) {
-      throw toMcpError(err)
+      throw toRpcError(err)
     }
   })
 
@@ -69,7 +69,7 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
     try {
       return await gateway.callTool(state, req.params.name, req.params.arguments, call)
     } catch (err) {
-      throw toMcpError(err)
+      throw toRpcError(err)
     }
   })
 
@@ -77,7 +77,7 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
     try {
       return gateway.listPrompts(caller, req.params?.cursor)
     } catch (err) {
-      throw toMcpError(err)
+      throw toRpcError(err)
     }
   })
 
@@ -87,7 +87,7 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
         signal: extra.signal,
       })
     } catch (err) {
-      throw toMcpError(err)
+      throw toRpcError(err)
     }
   })
 

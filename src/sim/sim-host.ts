@@ -9,10 +9,13 @@ import { createSimServer } from './sim-server.js'
 import type { SimState } from './sim-state.js'
 
 /**
- * Run a simulated upstream over Streamable HTTP on loopback. Besides /mcp it serves:
- * - GET  /sim/stats   calls, in-flight now and at most, cancellations, requests by method
- * - POST /sim/stats/reset
- * - POST /sim/control {excludeTools?, disabledPrompts?, latencyMs?, failRate?}: change the
+ * Run simulated upstreams over Streamable HTTP on loopback. One site is served at /mcp;
+ * several (`--sites`, for scale tests) each at /<site>/mcp, every one its own upstream
+ * with its own state. Next to each MCP endpoint:
+ * - GET  …/sim/stats   calls, in-flight now and at most, cancellations, requests by method,
+ *                      and which Authorization headers arrived
+ * - POST …/sim/stats/reset
+ * - POST …/sim/control {excludeTools?, disabledPrompts?, latencyMs?, failRate?}: change the
  *   simulated release at run time; sessions get list_changed notifications.
  */
 const ControlSchema = z.strictObject({
@@ -22,13 +25,19 @@ const ControlSchema = z.strictObject({
   failRate: z.number().min(0).max(1).optional(),
 })
 
-export type RunningSim = { url: string; port: number; close(): Promise<void> }
+export type RunningSim = {
+  url: string
+  urls: Record<string, string>
+  port: number
+  close(): Promise<void>
+}
 
-export async function serveSimHttp(
+function mountSite(
+  app: Hono,
+  base: string,
   state: SimState,
   captured: CapturedMetaTools,
-  port: number,
-): Promise<RunningSim> {
+): SessionHost<undefined> {
   const host = new SessionHost<undefined>({
     create: () => ({ server: createSimServer(state, captured), state: undefined }),
     idleMs: 3_600_000,
@@ -40,15 +49,10 @@ export async function serveSimHttp(
   state.onPromptsChanged = () => {
     for (const s of host.sessions()) s.server.sendPromptListChanged().catch(() => {})
   }
-  const app = new Hono()
   // Which Authorization headers reached this upstream: tests prove the gateway never
   // forwards its own clients' tokens.
   const authorizations = new Set<string>()
-  app.use('/mcp', async (c, next) => {
-    authorizations.add(c.req.header('authorization') ?? '(none)')
-    await next()
-  })
-  app.get('/sim/stats', (c) =>
+  app.get(`${base}/sim/stats`, (c) =>
     c.json({
       app: state.opts.app,
       site: state.opts.site,
@@ -58,11 +62,11 @@ export async function serveSimHttp(
       authorizations: [...authorizations],
     }),
   )
-  app.post('/sim/stats/reset', (c) => {
+  app.post(`${base}/sim/stats/reset`, (c) => {
     state.resetStats()
     return c.json({ ok: true })
   })
-  app.post('/sim/control', async (c) => {
+  app.post(`${base}/sim/control`, async (c) => {
     const parsed = ControlSchema.safeParse(await c.req.json().catch(() => undefined))
     if (!parsed.success) return c.json({ error: parsed.error.message }, 400)
     const v = parsed.data
@@ -72,19 +76,39 @@ export async function serveSimHttp(
     if (v.disabledPrompts) state.setDisabledPrompts(v.disabledPrompts)
     return c.json({ ok: true })
   })
-  app.all('/mcp', async (c) => {
+  app.all(`${base}/mcp`, async (c) => {
+    authorizations.add(c.req.header('authorization') ?? '(none)')
     let body: unknown
     if (c.req.method === 'POST') body = await c.req.json().catch(() => undefined)
     return host.handle(c.req.raw, 'sim', body, undefined)
   })
+  return host
+}
+
+export async function serveSimHttp(
+  states: SimState[],
+  captured: CapturedMetaTools,
+  port: number,
+): Promise<RunningSim> {
+  const app = new Hono()
+  const single = states.length === 1
+  const hosts = states.map((state) =>
+    mountSite(app, single ? '' : `/${state.opts.site}`, state, captured),
+  )
   return new Promise((resolve) => {
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) => {
-      const url = `http://127.0.0.1:${info.port}/mcp`
+      const urls = Object.fromEntries(
+        states.map((s) => [
+          s.opts.site,
+          `http://127.0.0.1:${info.port}${single ? '' : `/${s.opts.site}`}/mcp`,
+        ]),
+      )
       resolve({
-        url,
+        url: Object.values(urls)[0] as string,
+        urls,
         port: info.port,
         close: async () => {
-          await host.close()
+          await Promise.all(hosts.map((h) => h.close()))
           await new Promise<void>((r) => server.close(() => r()))
         },
       })
@@ -92,14 +116,20 @@ export async function serveSimHttp(
   })
 }
 
-export async function serveSimStdio(state: SimState, captured: CapturedMetaTools): Promise<void> {
+export async function serveSimStdio(
+  state: SimState,
+  captured: CapturedMetaTools,
+  stdinClosed: Promise<void>,
+): Promise<void> {
   const server = createSimServer(state, captured)
   state.onToolsChanged = () => void server.sendToolListChanged().catch(() => {})
   state.onPromptsChanged = () => void server.sendPromptListChanged().catch(() => {})
   const transport = new StdioServerTransport()
   await server.connect(transport)
-  await new Promise<void>((resolve) => {
-    transport.onclose = () => resolve()
-    process.stdin.on('end', () => resolve())
-  })
+  await Promise.race([
+    stdinClosed,
+    new Promise<void>((resolve) => {
+      transport.onclose = () => resolve()
+    }),
+  ])
 }

@@ -14,7 +14,6 @@ describe('validate --config', () => {
   test('config:valid: exit 0 and a summary', async () => {
     const file = await configFile(
       JSON.stringify({
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a config placeholder, not a template
         auth: { tokens: [{ name: 'agent', token: '${AGENT_TOKEN}' }] },
         upstreams: [
           {
@@ -38,7 +37,6 @@ describe('validate --config', () => {
     const file = await configFile(
       JSON.stringify({
         listen: { host: '127.0.0.1', prot: 8080 },
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a config placeholder, not a template
         auth: { tokens: [{ name: 'agent', token: '${UNSET_GATEWAY_TEST_VAR}' }] },
         upstreams: [
           {
