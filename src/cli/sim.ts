@@ -53,6 +53,7 @@ export async function runSim(argv: string[]): Promise<number> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
+  const processStats = { inFlight: 0, maxInFlight: 0 }
   const states = sites.map(
     (site) =>
       new SimState({
@@ -64,6 +65,7 @@ export async function runSim(argv: string[]): Promise<number> {
         failRate,
         manifest,
         excludeTools,
+        processStats,
       }),
   )
   const captured = await loadCapturedMetaTools()

@@ -31,6 +31,9 @@ type Internal = Job & { resolve: () => void }
 
 export type JobLimits = { maxQueuedJobs: number; jobRetentionMs: number; maxRetainedJobs: number }
 
+/** A clock, injectable so that retention can be tested without waiting an hour. */
+export type Clock = () => number
+
 export type StatusDict =
   | {
       status: JobStatus
@@ -57,14 +60,17 @@ export class JobStore {
   readonly #finished: LRUCache<string, Internal>
   #limits: JobLimits
   #counts = { created: 0, done: 0, error: 0, cancelled: 0 }
+  readonly #now: Clock
 
-  constructor(limits: JobLimits) {
+  constructor(limits: JobLimits, now: Clock = Date.now) {
     this.#limits = limits
+    this.#now = now
     this.#finished = new LRUCache<string, Internal>({
       max: limits.maxRetainedJobs,
       ttl: limits.jobRetentionMs,
       ttlAutopurge: false,
       updateAgeOnGet: false,
+      perf: { now },
     })
   }
 
@@ -108,7 +114,7 @@ export class JobStore {
       tool,
       ...(site !== undefined ? { site } : {}),
       status: 'queued',
-      createdAt: Date.now(),
+      createdAt: this.#now(),
       result: null,
       error: null,
       controller: new AbortController(),
@@ -123,7 +129,7 @@ export class JobStore {
   markRunning(job: Job): void {
     if (job.status !== 'queued') return
     job.status = 'running'
-    job.startedAt = Date.now()
+    job.startedAt = this.#now()
   }
 
   setProgress(job: Job, progress: JobProgress): void {
@@ -232,7 +238,7 @@ export class JobStore {
     internal.status = status
     internal.result = result
     internal.error = error
-    internal.completedAt = Date.now()
+    internal.completedAt = this.#now()
     internal.startedAt ??= internal.completedAt
     this.#counts[status as 'done' | 'error' | 'cancelled']++
     this.#active.delete(job.id)

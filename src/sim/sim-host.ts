@@ -34,7 +34,7 @@ export type RunningSim = {
 
 function mountSite(
   app: Hono,
-  base: string,
+  bases: string[],
   state: SimState,
   captured: CapturedMetaTools,
 ): SessionHost<undefined> {
@@ -52,36 +52,38 @@ function mountSite(
   // Which Authorization headers reached this upstream: tests prove the gateway never
   // forwards its own clients' tokens.
   const authorizations = new Set<string>()
-  app.get(`${base}/sim/stats`, (c) =>
-    c.json({
-      app: state.opts.app,
-      site: state.opts.site,
-      mode: state.opts.mode,
-      ...state.stats,
-      sessions: host.size,
-      authorizations: [...authorizations],
-    }),
-  )
-  app.post(`${base}/sim/stats/reset`, (c) => {
-    state.resetStats()
-    return c.json({ ok: true })
-  })
-  app.post(`${base}/sim/control`, async (c) => {
-    const parsed = ControlSchema.safeParse(await c.req.json().catch(() => undefined))
-    if (!parsed.success) return c.json({ error: parsed.error.message }, 400)
-    const v = parsed.data
-    if (v.latencyMs !== undefined) state.opts.latencyMs = v.latencyMs
-    if (v.failRate !== undefined) state.opts.failRate = v.failRate
-    if (v.excludeTools) state.setExcluded(v.excludeTools)
-    if (v.disabledPrompts) state.setDisabledPrompts(v.disabledPrompts)
-    return c.json({ ok: true })
-  })
-  app.all(`${base}/mcp`, async (c) => {
-    authorizations.add(c.req.header('authorization') ?? '(none)')
-    let body: unknown
-    if (c.req.method === 'POST') body = await c.req.json().catch(() => undefined)
-    return host.handle(c.req.raw, 'sim', body, undefined)
-  })
+  for (const base of bases) {
+    app.get(`${base}/sim/stats`, (c) =>
+      c.json({
+        app: state.opts.app,
+        site: state.opts.site,
+        mode: state.opts.mode,
+        ...state.stats,
+        sessions: host.size,
+        authorizations: [...authorizations],
+      }),
+    )
+    app.post(`${base}/sim/stats/reset`, (c) => {
+      state.resetStats()
+      return c.json({ ok: true })
+    })
+    app.post(`${base}/sim/control`, async (c) => {
+      const parsed = ControlSchema.safeParse(await c.req.json().catch(() => undefined))
+      if (!parsed.success) return c.json({ error: parsed.error.message }, 400)
+      const v = parsed.data
+      if (v.latencyMs !== undefined) state.opts.latencyMs = v.latencyMs
+      if (v.failRate !== undefined) state.opts.failRate = v.failRate
+      if (v.excludeTools) state.setExcluded(v.excludeTools)
+      if (v.disabledPrompts) state.setDisabledPrompts(v.disabledPrompts)
+      return c.json({ ok: true })
+    })
+    app.all(`${base}/mcp`, async (c) => {
+      authorizations.add(c.req.header('authorization') ?? '(none)')
+      let body: unknown
+      if (c.req.method === 'POST') body = await c.req.json().catch(() => undefined)
+      return host.handle(c.req.raw, 'sim', body, undefined)
+    })
+  }
   return host
 }
 
@@ -92,9 +94,18 @@ export async function serveSimHttp(
 ): Promise<RunningSim> {
   const app = new Hono()
   const single = states.length === 1
+  // Each site at /<site>/mcp; a lone site also at /mcp.
   const hosts = states.map((state) =>
-    mountSite(app, single ? '' : `/${state.opts.site}`, state, captured),
+    mountSite(app, single ? ['', `/${state.opts.site}`] : [`/${state.opts.site}`], state, captured),
   )
+  const proc = states[0]?.opts.processStats
+  if (proc) {
+    app.get('/sim/process-stats', (c) => c.json(proc))
+    app.post('/sim/process-stats/reset', (c) => {
+      proc.maxInFlight = proc.inFlight
+      return c.json({ ok: true })
+    })
+  }
   return new Promise((resolve) => {
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, (info: AddressInfo) => {
       const urls = Object.fromEntries(

@@ -20,7 +20,11 @@ export type SimOptions = {
   manifest: Manifest
   /** Tools this simulated release does not have (an older upstream version). */
   excludeTools?: readonly string[]
+  /** Shared by every site of one simulator process, to observe the gateway's global limit. */
+  processStats?: ProcessStats
 }
+
+export type ProcessStats = { inFlight: number; maxInFlight: number }
 
 /** A failure inside a tool, with the text FastMCP would report for it. */
 export class SimToolError extends Error {}
@@ -234,6 +238,11 @@ export class SimState {
     this.stats.byTool[tool.name] = (this.stats.byTool[tool.name] ?? 0) + 1
     this.stats.inFlight++
     this.stats.maxInFlight = Math.max(this.stats.maxInFlight, this.stats.inFlight)
+    const proc = this.opts.processStats
+    if (proc) {
+      proc.inFlight++
+      proc.maxInFlight = Math.max(proc.maxInFlight, proc.inFlight)
+    }
     try {
       if (this.opts.latencyMs > 0) {
         const steps = progress ? 4 : 1
@@ -264,6 +273,7 @@ export class SimState {
       throw err
     } finally {
       this.stats.inFlight--
+      if (proc) proc.inFlight--
     }
   }
 }

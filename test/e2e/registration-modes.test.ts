@@ -33,9 +33,7 @@ async function toolsListBytes(
   const gw = await startGateway({
     auth: { tokens: [{ name: 'agent', token: TOKEN }] },
     registrationMode: mode,
-    upstreams: sites.map((s) =>
-      httpUpstream(`${s}-network`, s, 'network', sim.url.replace(/\/[^/]+\/mcp$/, `/${s}/mcp`)),
-    ),
+    upstreams: sites.map((s) => httpUpstream(`${s}-network`, s, 'network', sim.urls[s] as string)),
   })
   try {
     const client = await gw.connect(TOKEN)

@@ -42,10 +42,14 @@ function waitExit(child: ChildProcess, ms: number): Promise<number | null> {
 
 export type Sim = {
   url: string
+  /** Per-site URLs when started with --sites. */
+  urls: Record<string, string>
   port: number
   child: ChildProcess
-  stats(): Promise<SimStats>
-  resetStats(): Promise<void>
+  stats(site?: string): Promise<SimStats>
+  resetStats(site?: string): Promise<void>
+  /** In flight over every site of a --sites process. */
+  processStats(): Promise<{ inFlight: number; maxInFlight: number }>
   control(body: Record<string, unknown>): Promise<void>
   kill(signal?: NodeJS.Signals): Promise<void>
 }
@@ -90,25 +94,35 @@ export async function startSim(
   child.stderr?.on('data', (d) => {
     stderr += d
   })
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> })
-    const timer = setTimeout(() => reject(new Error(`sim did not start: ${stderr}`)), 15_000)
-    child.once('exit', (code) => reject(new Error(`sim exited ${code}: ${stderr}`)))
-    lines.once('line', (line) => {
-      clearTimeout(timer)
-      child.removeAllListeners('exit')
-      resolve((JSON.parse(line) as { url: string }).url)
-    })
-  })
+  const { url, urls } = await new Promise<{ url: string; urls: Record<string, string> }>(
+    (resolve, reject) => {
+      const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> })
+      const timer = setTimeout(() => reject(new Error(`sim did not start: ${stderr}`)), 15_000)
+      child.once('exit', (code) => reject(new Error(`sim exited ${code}: ${stderr}`)))
+      lines.once('line', (line) => {
+        clearTimeout(timer)
+        child.removeAllListeners('exit')
+        resolve(JSON.parse(line) as { url: string; urls: Record<string, string> })
+      })
+    },
+  )
   const base = url.replace(/\/mcp$/, '')
+  const root = `http://127.0.0.1:${new URL(url).port}`
+  const siteBase = (site?: string) => (site ? `${root}/${site}` : base)
   return {
     url,
+    urls,
     port: Number(new URL(url).port),
     child,
-    stats: async () => (await (await fetch(`${base}/sim/stats`)).json()) as SimStats,
-    resetStats: async () => {
-      await fetch(`${base}/sim/stats/reset`, { method: 'POST' })
+    stats: async (site) => (await (await fetch(`${siteBase(site)}/sim/stats`)).json()) as SimStats,
+    resetStats: async (site) => {
+      await fetch(`${siteBase(site)}/sim/stats/reset`, { method: 'POST' })
     },
+    processStats: async () =>
+      (await (await fetch(`${root}/sim/process-stats`)).json()) as {
+        inFlight: number
+        maxInFlight: number
+      },
     control: async (body) => {
       const res = await fetch(`${base}/sim/control`, {
         method: 'POST',
