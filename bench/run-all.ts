@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { discoveryBench } from './discovery-bytes.js'
+import { executeBench } from './execute-bench.js'
 import { machine, renderSection, type Section } from './lib.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   const sections: Section[] = []
   const want = (name: string) => only.length === 0 || only.includes(name)
   if (want('discovery')) sections.push(...(await discoveryBench()))
+  if (want('execute')) sections.push(...(await executeBench()))
   const body = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}; one run of \`npm run bench\` (${Math.round((Date.now() - started) / 1000)} s).`,
     ...sections.map(renderSection),

@@ -128,6 +128,9 @@ export function pydanticMessage(
   return `Error executing tool ${tool}: ${n} validation error${n === 1 ? '' : 's'} for ${model}\n${lines.join('\n')}`
 }
 
+// Building a zod object compiles it; argument shapes are static, so build each once.
+const OBJECTS = new WeakMap<z.ZodRawShape, z.ZodObject>()
+
 export type LenientParse<T> = { ok: true; value: T } | { ok: false; message: string }
 
 /**
@@ -145,8 +148,13 @@ export function parseLenient<S extends z.ZodRawShape>(
   const unknown = unknownKeys(input, allowed)
   if (unknown.length > 0)
     return { ok: false, message: unknownArgumentsMessage(tool, unknown, allowed) }
-  const parsed = z.object(shape).safeParse(input)
+  let schema = OBJECTS.get(shape)
+  if (!schema) {
+    schema = z.object(shape)
+    OBJECTS.set(shape, schema)
+  }
+  const parsed = schema.safeParse(input)
   if (!parsed.success)
     return { ok: false, message: pydanticMessage(tool, model, parsed.error, input) }
-  return { ok: true, value: parsed.data }
+  return { ok: true, value: parsed.data as z.output<z.ZodObject<S>> }
 }

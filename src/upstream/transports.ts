@@ -6,6 +6,7 @@ import {
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { UpstreamConfig } from '../config/schema.js'
+import { nodeFetch } from './node-fetch.js'
 
 /**
  * Headers for an HTTP upstream, built from that upstream's own config entry only:
@@ -27,6 +28,7 @@ export function createUpstreamTransport(config: UpstreamConfig): BuiltTransport 
     return {
       transport: new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: upstreamHeaders(config) },
+        fetch: nodeFetch,
         // The connection manager re-establishes lost sessions itself; the SDK's own retries
         // of a dropped GET stream would only delay noticing that the upstream is gone.
         reconnectionOptions: {
