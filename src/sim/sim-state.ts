@@ -245,14 +245,13 @@ export class SimState {
     }
     try {
       if (this.opts.latencyMs > 0) {
+        // Progress at quarters when asked for; deadlines from the start keep the total at
+        // --latency-ms whatever the timer jitter.
         const steps = progress ? 4 : 1
+        const start = performance.now()
         for (let i = 1; i <= steps; i++) {
-          await sleep(this.opts.latencyMs / steps, signal)
-          await progress?.({
-            progress: i,
-            total: steps,
-            message: `${tool.name}: step ${i} of ${steps}`,
-          })
+          await sleep(Math.max(0, start + (this.opts.latencyMs * i) / steps - performance.now()), signal)
+          await progress?.({ progress: i, total: steps, message: `${tool.name}: step ${i} of ${steps}` })
         }
       }
       signal.throwIfAborted()
