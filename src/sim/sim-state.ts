@@ -250,8 +250,15 @@ export class SimState {
         const steps = progress ? 4 : 1
         const start = performance.now()
         for (let i = 1; i <= steps; i++) {
-          await sleep(Math.max(0, start + (this.opts.latencyMs * i) / steps - performance.now()), signal)
-          await progress?.({ progress: i, total: steps, message: `${tool.name}: step ${i} of ${steps}` })
+          await sleep(
+            Math.max(0, start + (this.opts.latencyMs * i) / steps - performance.now()),
+            signal,
+          )
+          await progress?.({
+            progress: i,
+            total: steps,
+            message: `${tool.name}: step ${i} of ${steps}`,
+          })
         }
       }
       signal.throwIfAborted()
