@@ -2,6 +2,7 @@
 import { ConfigError } from '../config/issues.js'
 import { GatewayError } from '../core/errors.js'
 import { PRODUCT_NAME, packageVersion } from '../core/package-info.js'
+import { ADMIN_USAGE, runAdmin } from './admin-cli.js'
 import { err, out, UsageError } from './args.js'
 import { MANIFEST_USAGE, runManifest } from './manifest-sync.js'
 import { runServe, SERVE_USAGE } from './serve.js'
@@ -18,6 +19,8 @@ ${VALIDATE_USAGE}
 
 ${MANIFEST_USAGE}
 
+${ADMIN_USAGE}
+
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config.`
 
 type Command = (
@@ -30,6 +33,11 @@ const COMMANDS: Record<string, Command> = {
   sim: (argv) => runSim(argv),
   validate: runValidate,
   manifest: runManifest,
+  register: (argv, env) => runAdmin('register', argv, env),
+  deregister: (argv, env) => runAdmin('deregister', argv, env),
+  list: (argv, env) => runAdmin('list', argv, env),
+  enable: (argv, env) => runAdmin('enable', argv, env),
+  disable: (argv, env) => runAdmin('disable', argv, env),
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -91,6 +91,8 @@ export const LimitsSchema = z.strictObject({
     .min(1_024)
     .max(64 * 1024 * 1024)
     .default(1_048_576),
+  /** On SIGTERM/SIGINT, how long running jobs may take to finish before they are cancelled. */
+  shutdownGraceMs: z.number().int().min(0).max(600_000).default(10_000),
 })
 export type Limits = z.infer<typeof LimitsSchema>
 
@@ -129,8 +131,24 @@ export const ConfigSchema = z.strictObject({
   readOnly: z.boolean().default(false),
   limits: LimitsSchema.prefault({}),
   prompts: PromptSettingsSchema.prefault({}),
-  /** Where run-time registrations are kept (default: next to the config file). */
+  /** Where run-time registrations are kept (default: gateway-state.json next to the config file). */
   stateFile: z.string().min(1).optional(),
+  admin: z
+    .strictObject({
+      /**
+       * Allow the admin API to register stdio upstreams. Off by default: it lets whoever holds
+       * the admin token run a command on this host (MCP security best practices, "stdio in
+       * proxy scenarios"). Stdio upstreams in the config file are always allowed.
+       */
+      allowStdioRegistration: z.boolean().default(false),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      /** `none`: /metrics is open (loopback by default); `admin`: it needs the admin token. */
+      auth: z.enum(['none', 'admin']).default('none'),
+    })
+    .prefault({}),
   log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
   upstreams: z.array(UpstreamEntrySchema).default([]),
 })

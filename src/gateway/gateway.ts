@@ -87,17 +87,18 @@ export class Gateway {
     return this.#config
   }
 
-  /** Add the configured upstreams and start connecting them. */
-  start(): void {
-    for (const upstream of this.#config.upstreams) this.core.registry.add(upstream)
-  }
-
-  /** Wait (bounded) for every upstream's first connection attempt and tool discovery. */
-  async ready(timeoutMs: number): Promise<void> {
+  /**
+   * Wait (bounded) for the first connection attempt and tool discovery of the named
+   * upstreams, or of all of them.
+   */
+  async ready(timeoutMs: number, names?: readonly string[]): Promise<void> {
     const deadline = Date.now() + timeoutMs
-    await this.core.registry.pool.ready(timeoutMs)
+    const runtimes = this.core.registry
+      .all()
+      .filter((rt) => !names || names.includes(rt.config.name))
+    await Promise.all(runtimes.map((rt) => rt.conn.ready(timeoutMs)))
     await Promise.all(
-      this.core.registry.all().map(async (rt) => {
+      runtimes.map(async (rt) => {
         while (
           rt.conn.connected &&
           rt.toolsGeneration !== rt.conn.generation &&

@@ -61,6 +61,8 @@ export class JobStore {
   #limits: JobLimits
   #counts = { created: 0, done: 0, error: 0, cancelled: 0 }
   readonly #now: Clock
+  /** Told when a job reaches a terminal status (metrics). */
+  onFinish?: (status: JobStatus) => void
 
   constructor(limits: JobLimits, now: Clock = Date.now) {
     this.#limits = limits
@@ -244,6 +246,7 @@ export class JobStore {
     this.#active.delete(job.id)
     this.#finished.set(job.id, internal)
     internal.resolve()
+    this.onFinish?.(status)
   }
 }
 
