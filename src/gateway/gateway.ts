@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger.js'
 import { splitNamespaced } from '../core/names.js'
 import { JobStore } from '../jobs/job-store.js'
 import { callTool } from '../upstream/calls.js'
+import type { LoggingMessageParams } from '../upstream/connection.js'
 import type { PoolSnapshot } from '../upstream/pool.js'
 import { callDomainToolDirect } from '../upstream/unifi-upstream.js'
 import type { CallContext, CallObserver, GatewayCore, SessionState } from './context.js'
@@ -57,6 +58,7 @@ export class Gateway {
   #config: Config
   readonly #toolListeners = new Set<Listener>()
   readonly #promptListeners = new Set<Listener>()
+  readonly #logListeners = new Set<(upstream: string, params: LoggingMessageParams) => void>()
   #toolsTimer: NodeJS.Timeout | undefined
   #promptsTimer: NodeJS.Timeout | undefined
 
@@ -71,6 +73,9 @@ export class Gateway {
       events: {
         toolsChanged: () => this.#schedule('tools'),
         promptsChanged: () => this.#schedule('prompts'),
+        log: (upstream, params) => {
+          for (const fn of this.#logListeners) fn(upstream, params)
+        },
       },
     })
     this.core = {
@@ -132,6 +137,17 @@ export class Gateway {
   onToolsChanged(fn: Listener): () => void {
     this.#toolListeners.add(fn)
     return () => this.#toolListeners.delete(fn)
+  }
+
+  /** Upstream log messages, and the gateway's own about upstreams, for relaying to clients. */
+  onLog(fn: (upstream: string, params: LoggingMessageParams) => void): () => void {
+    this.#logListeners.add(fn)
+    return () => this.#logListeners.delete(fn)
+  }
+
+  /** Can this caller see this upstream (its site)? */
+  canSee(caller: Caller, upstream: string): boolean {
+    return this.core.registry.visible(caller).some((rt) => rt.config.name === upstream)
   }
 
   onPromptsChanged(fn: Listener): () => void {

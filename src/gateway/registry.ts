@@ -17,7 +17,11 @@ import { GatewayError, messageOf } from '../core/errors.js'
 import { parseSingleJsonText } from '../core/json-text.js'
 import type { Logger } from '../core/logger.js'
 import { callTool, listAllPrompts, listAllTools } from '../upstream/calls.js'
-import type { UpstreamConnection, UpstreamListener } from '../upstream/connection.js'
+import type {
+  LoggingMessageParams,
+  UpstreamConnection,
+  UpstreamListener,
+} from '../upstream/connection.js'
 import { UpstreamPool } from '../upstream/pool.js'
 import { profileFromToolsList, type UnifiProfile } from '../upstream/unifi-upstream.js'
 
@@ -43,6 +47,8 @@ export type RegistryEvents = {
   /** The tools some clients can see may have changed. */
   toolsChanged(upstream: string): void
   promptsChanged(upstream: string): void
+  /** A log message for clients that can see this upstream (its own, or the gateway's about it). */
+  log(upstream: string, params: LoggingMessageParams): void
 }
 
 /**
@@ -200,13 +206,32 @@ export class UpstreamRegistry implements UpstreamListener {
   connected(conn: UpstreamConnection): void {
     const rt = this.#runtimes.get(conn.name)
     if (!rt) return
+    this.#events.log(conn.name, {
+      level: 'info',
+      logger: 'gateway',
+      data: `upstream ${conn.name} (site ${rt.config.site}) connected`,
+    })
     void this.#refresh(this.#toolRefresh, conn.name, () => this.#learnTools(rt))
     void this.#refresh(this.#promptRefresh, conn.name, () => this.#learnPrompts(rt))
   }
 
-  disconnected(conn: UpstreamConnection): void {
+  disconnected(conn: UpstreamConnection, reason: string): void {
+    if (!this.#runtimes.has(conn.name)) return
     // The index lists only what connected upstreams serve.
-    if (this.#runtimes.has(conn.name)) this.#events.toolsChanged(conn.name)
+    this.#events.toolsChanged(conn.name)
+    this.#events.log(conn.name, {
+      level: 'warning',
+      logger: 'gateway',
+      data: `upstream ${conn.name} disconnected (${reason}); reconnecting in the background`,
+    })
+  }
+
+  logMessage(conn: UpstreamConnection, params: LoggingMessageParams): void {
+    if (this.#runtimes.has(conn.name))
+      this.#events.log(conn.name, {
+        ...params,
+        logger: params.logger ? `${conn.name}/${params.logger}` : conn.name,
+      })
   }
 
   toolsChanged(conn: UpstreamConnection): void {

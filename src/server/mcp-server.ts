@@ -4,6 +4,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
+  type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Caller } from '../core/caller.js'
 import { PRODUCT_NAME, packageVersion } from '../core/package-info.js'
@@ -25,7 +26,7 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
   const server = new Server(
     { name: PRODUCT_NAME, version: packageVersion(), title: 'UniFi MCP Gateway' },
     {
-      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, logging: {} },
       instructions: INSTRUCTIONS,
     },
   )
@@ -42,6 +43,17 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
   }
   const offTools = gateway.onToolsChanged(state.notifyToolsChanged)
   const offPrompts = gateway.onPromptsChanged(notify(() => server.sendPromptListChanged()))
+  // Upstream log messages (and the gateway's own about upstreams going down or up) reach the
+  // sessions that can see that upstream, filtered by the level each set with logging/setLevel.
+  const offLog = gateway.onLog((upstream, params) => {
+    if (!gateway.canSee(caller, upstream)) return
+    server
+      .sendLoggingMessage(
+        params as LoggingMessageNotification['params'],
+        sessionId === 'stdio' ? undefined : sessionId,
+      )
+      .catch(() => {})
+  })
 
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     try {
@@ -97,6 +109,7 @@ export function createMcpSession(gateway: Gateway, caller: Caller, sessionId: st
     dispose: () => {
       offTools()
       offPrompts()
+      offLog()
     },
   }
 }

@@ -36,7 +36,11 @@ export interface UpstreamListener {
   disconnected(conn: UpstreamConnection, reason: string): void
   toolsChanged(conn: UpstreamConnection): void
   promptsChanged(conn: UpstreamConnection): void
+  /** A notifications/message (log) the upstream sent. */
+  logMessage?(conn: UpstreamConnection, params: LoggingMessageParams): void
 }
+
+export type LoggingMessageParams = { level: string; logger?: string | undefined; data?: unknown }
 
 export type ConnectionOptions = {
   log: Logger

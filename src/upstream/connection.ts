@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
+  LoggingMessageNotificationSchema,
   type Progress,
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -22,6 +23,7 @@ import { createUpstreamTransport } from './transports.js'
 export type {
   CallOptions,
   ConnectionOptions,
+  LoggingMessageParams,
   UpstreamListener,
   UpstreamSnapshot,
   UpstreamStatus,
@@ -290,6 +292,9 @@ export class UpstreamConnection {
     })
     client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
       if (this.#session === session) this.#opts.listener.promptsChanged(this)
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      if (this.#session === session) this.#opts.listener.logMessage?.(this, n.params)
     })
     // Set before connect(): the SDK chains its own handlers after these.
     transport.onclose = () => {

@@ -8,9 +8,10 @@ import { Readable } from 'node:stream'
  * this machine against 0.15 ms for node:http (bench notes in the README), and the gateway
  * makes one such request per upstream call. Keep-alive agents reuse connections.
  */
+// Idle sockets beyond a few per upstream are closed rather than pooled.
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 8 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 8 }),
 }
 
 function headerObject(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { describe, test } from 'node:test'
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import {
   freePort,
   httpUpstream,
@@ -140,5 +141,38 @@ describe('upstream resilience', () => {
     assert.equal(branch?.connected, false)
     assert.match(String(branch?.lastError), /ECONNREFUSED/)
     assert.ok(gw.logs().some((l) => l.msg === 'upstream down' && l.upstream === 'branch-network'))
+  })
+
+  test('upstream:log-relay: clients hear about an upstream going down, at the level they chose', async (t) => {
+    const sim = await startSim('network', 'hq')
+    const gw = await startGateway({
+      auth: { tokens: [{ name: 'agent', token: TOKEN }] },
+      limits: { healthCheckIntervalMs: 500 },
+      upstreams: [httpUpstream('hq-network', 'hq', 'network', sim.url)],
+    })
+    t.after(async () => {
+      await gw.stop()
+      await sim.kill()
+    })
+    const warned = await gw.connect(TOKEN)
+    const quiet = await gw.connect(TOKEN)
+    const heard: { level: string; logger?: string; data?: unknown }[] = []
+    const heardQuietly: unknown[] = []
+    warned.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      heard.push(n.params)
+    })
+    quiet.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      heardQuietly.push(n.params)
+    })
+    await warned.setLoggingLevel('warning')
+    await quiet.setLoggingLevel('error')
+    await sim.kill('SIGKILL')
+    const msg = await waitFor('a log message about the upstream', () =>
+      heard.find((m) => String(m.data).includes('hq-network')),
+    )
+    assert.equal(msg.level, 'warning')
+    assert.equal(msg.logger, 'gateway')
+    assert.match(String(msg.data), /upstream hq-network disconnected/)
+    assert.deepEqual(heardQuietly, [], 'a warning is below the level the other client asked for')
   })
 })
