@@ -1,8 +1,9 @@
-import type {
-  CallToolResult,
-  GetPromptResult,
-  Prompt,
-  Tool,
+import {
+  type CallToolResult,
+  type GetPromptResult,
+  McpError,
+  type Prompt,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Manifest } from '../catalog/manifest.js'
 import type { Config, UpstreamConfig } from '../config/schema.js'
@@ -223,6 +224,9 @@ export class Gateway {
         },
       )
     } catch (err) {
+      // The upstream's own JSON-RPC errors stay protocol errors; the gateway's failures to
+      // reach it become tool errors the model can read.
+      if (err instanceof McpError) throw err
       return errorTextResult(messageOf(err))
     }
   }
@@ -235,7 +239,8 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     call: CallContext,
   ): Promise<CallToolResult> {
-    if (rt.toolsGeneration >= 0 && !rt.tools.some((t) => t.name === tool))
+    const def = rt.tools.find((t) => t.name === tool)
+    if (rt.toolsGeneration >= 0 && !def)
       throw new GatewayError('not_found', `Unknown tool: ${exposed}`)
     try {
       return await callUpstream(
@@ -244,7 +249,9 @@ export class Gateway {
         {
           tool,
           caller: session.caller.name,
-          mutating: false,
+          // Anything not declared read-only is audited as a possible change (MCP spec: the
+          // readOnlyHint default is false).
+          mutating: def?.annotations?.readOnlyHint !== true,
           via: 'direct',
           isFailure: (r) => r.isError === true,
         },
@@ -258,6 +265,9 @@ export class Gateway {
           ),
       )
     } catch (err) {
+      // The upstream's own JSON-RPC errors stay protocol errors; the gateway's failures to
+      // reach it become tool errors the model can read.
+      if (err instanceof McpError) throw err
       return errorTextResult(messageOf(err))
     }
   }

@@ -123,20 +123,21 @@ export function createHttpApp(opts: HttpAppOptions): Hono<GatewayEnv> {
 
   opts.extend?.(app)
 
-  app.use(
-    '/mcp',
-    bodyLimit({
-      maxSize: opts.config().limits.maxBodyBytes,
-      onError: (c) =>
-        c.json(
+  // Read per request, so that a reloaded limit applies at once.
+  app.use('/mcp', (c, next) => {
+    const max = opts.config().limits.maxBodyBytes
+    return bodyLimit({
+      maxSize: max,
+      onError: (ctx) =>
+        ctx.json(
           rpcError(
             -32600,
-            `Request body too large: the limit is ${opts.config().limits.maxBodyBytes} bytes (limits.maxBodyBytes)`,
+            `Request body too large: the limit is ${max} bytes (limits.maxBodyBytes)`,
           ),
           413,
         ),
-    }),
-  )
+    })(c, next)
+  })
   app.use('/mcp', requireClientToken(opts.config))
   app.all('/mcp', async (c) => {
     let body: unknown

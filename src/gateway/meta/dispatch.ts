@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { RegistrationMode } from '../../config/schema.js'
-import { type MetaSuffix, parseMetaToolName, type UnifiApp } from '../../core/apps.js'
+import { APP_INFO, type MetaSuffix, parseMetaToolName, type UnifiApp } from '../../core/apps.js'
 import { parseLenient } from '../../core/lenient-args.js'
 import type { CallContext, GatewayCore, SessionState } from '../context.js'
 import { META_ARGS } from './args.js'
@@ -39,7 +39,7 @@ export async function callMetaTool(
           : undefined
       if (inner && inner.app === app) {
         const { model, shape } = META_ARGS.execute
-        const parsed = parseLenient(`${meta.suffix}`, model, shape, args)
+        const parsed = parseLenient(`${APP_INFO[app].prefix}_execute`, model, shape, args)
         const innerArgs = parsed.ok ? (parsed.value.arguments ?? {}) : {}
         return callMetaTool(core, session, inner, innerArgs, call)
       }
