@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { EVERYTHING } from '../helpers/everything.js'
+import { EVERYTHING } from '../test/helpers/everything.js'
 import {
   type Gateway,
   httpUpstream,
@@ -9,12 +9,13 @@ import {
   startGateway,
   startSim,
   tempDir,
-} from '../helpers/processes.js'
+} from '../test/helpers/processes.js'
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, which needs Node 22,
  * fetched from npm as reference/mcp-spec-and-sdk.md describes) against the gateway's /mcp,
- * fronting the UniFi simulator and server-everything. Run by `.ci/run` (`npm run conformance`).
+ * fronting the UniFi simulator and server-everything. Run by `.ci/run` (`npm run conformance`). It lives outside test/ because node --test runs every
+ * file under a test/ folder, and `npm test` must not need the network.
  *
  * Every scenario that applies to what the gateway implements must pass. The baseline lists
  * only scenarios that call the suite's own fixture tools or prompts (test_simple_text, ...):
