@@ -33,7 +33,7 @@ import {
 } from './prompts.js'
 import { UpstreamRegistry, type UpstreamRuntime } from './registry.js'
 import { buildToolList } from './tool-list.js'
-import { callUpstream, progressForwarder } from './upstream-call.js'
+import { callUpstream, progressForwarder, type UpstreamWork } from './upstream-call.js'
 
 export const TOOL_PAGE_SIZE = 1_000
 
@@ -205,30 +205,10 @@ export class Gateway {
     if (!entry) throw new GatewayError('not_found', `Unknown tool: ${exposed}`)
     const refusal = readOnlyRefusal(this.#config, rt.config, entry)
     if (refusal) return errorTextResult(refusal)
-    try {
-      return await callUpstream(
-        this.core,
-        rt,
-        {
-          tool,
-          caller: session.caller.name,
-          mutating: !entry.readOnly,
-          via: 'direct',
-          isFailure: (r) => r.isError === true,
-        },
-        call.signal,
-        progressForwarder(call),
-        (conn, profile, opts) => {
-          if (!profile) throw new Error(`upstream ${rt.config.name} is not ready`)
-          return callDomainToolDirect(conn, profile, tool, args ?? {}, opts, call.meta)
-        },
-      )
-    } catch (err) {
-      // The upstream's own JSON-RPC errors stay protocol errors; the gateway's failures to
-      // reach it become tool errors the model can read.
-      if (err instanceof McpError) throw err
-      return errorTextResult(messageOf(err))
-    }
+    return this.#relayDirect(session, rt, tool, !entry.readOnly, call, (conn, profile, opts) => {
+      if (!profile) throw new Error(`upstream ${rt.config.name} is not ready`)
+      return callDomainToolDirect(conn, profile, tool, args ?? {}, opts, call.meta)
+    })
   }
 
   async #callGeneric(
@@ -242,6 +222,27 @@ export class Gateway {
     const def = rt.tools.find((t) => t.name === tool)
     if (rt.toolsGeneration >= 0 && !def)
       throw new GatewayError('not_found', `Unknown tool: ${exposed}`)
+    // Anything not declared read-only is audited as a possible change (MCP spec: the
+    // readOnlyHint default is false).
+    const mutating = def?.annotations?.readOnlyHint !== true
+    return this.#relayDirect(session, rt, tool, mutating, call, (conn, _profile, opts) =>
+      callTool(
+        conn,
+        { name: tool, arguments: args ?? {}, ...(call.meta ? { meta: call.meta } : {}) },
+        opts,
+      ),
+    )
+  }
+
+  /** A direct call relayed to one upstream under the limits. */
+  async #relayDirect(
+    session: SessionState,
+    rt: UpstreamRuntime,
+    tool: string,
+    mutating: boolean,
+    call: CallContext,
+    work: UpstreamWork,
+  ): Promise<CallToolResult> {
     try {
       return await callUpstream(
         this.core,
@@ -249,20 +250,13 @@ export class Gateway {
         {
           tool,
           caller: session.caller.name,
-          // Anything not declared read-only is audited as a possible change (MCP spec: the
-          // readOnlyHint default is false).
-          mutating: def?.annotations?.readOnlyHint !== true,
+          mutating,
           via: 'direct',
           isFailure: (r) => r.isError === true,
         },
         call.signal,
         progressForwarder(call),
-        (conn, _profile, opts) =>
-          callTool(
-            conn,
-            { name: tool, arguments: args ?? {}, ...(call.meta ? { meta: call.meta } : {}) },
-            opts,
-          ),
+        work,
       )
     } catch (err) {
       // The upstream's own JSON-RPC errors stay protocol errors; the gateway's failures to

@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
-import { z } from 'zod'
 import { queryToolIndex } from '../catalog/tool-index.js'
 import { errorTextResult, jsonResult } from '../core/json-text.js'
-import { lenient, parseLenient } from '../core/lenient-args.js'
+import { parseLenient } from '../core/lenient-args.js'
+import { UPSTREAM_META_ARGS } from '../gateway/meta/args.js'
 import type { CapturedMetaTools } from '../gateway/meta/definitions.js'
 import { type SimState, SimToolError } from './sim-state.js'
 
@@ -14,32 +14,7 @@ import { type SimState, SimToolError } from './sim-state.js'
  */
 export type Progress = (p: { progress: number; total: number; message: string }) => Promise<void>
 
-const SHAPES = {
-  tool_index: {
-    model: '_tool_index_wrapperArguments',
-    shape: {
-      category: lenient.string(),
-      search: lenient.string(),
-      include_schemas: lenient.bool(false),
-    },
-  },
-  execute: {
-    model: 'execute_handlerArguments',
-    shape: { tool: z.string(), arguments: lenient.object() },
-  },
-  batch: {
-    model: 'batch_handlerArguments',
-    shape: { operations: lenient.requiredArray(z.record(z.string(), z.unknown())) },
-  },
-  batch_status: {
-    model: 'batch_status_handlerArguments',
-    shape: { jobId: lenient.string(), jobIds: lenient.array(z.string()) },
-  },
-  load_tools: {
-    model: 'load_tools_handlerArguments',
-    shape: { tools: lenient.requiredArray(z.string()) },
-  },
-} as const
+const SHAPES = UPSTREAM_META_ARGS
 
 export function simMetaTools(state: SimState, captured: CapturedMetaTools): Tool[] {
   const defs = captured[state.opts.app]

@@ -1,15 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { APP_INFO, type UnifiApp } from '../../core/apps.js'
 import { isGatewayError, messageOf } from '../../core/errors.js'
-import { errorTextResult, jsonResult, parseSingleJsonText } from '../../core/json-text.js'
-import { parseLenient } from '../../core/lenient-args.js'
+import { jsonResult, parseSingleJsonText } from '../../core/json-text.js'
 import type { Job } from '../../jobs/job-store.js'
-import { executeDomainTool, executeErrorMessage } from '../../upstream/unifi-upstream.js'
+import { executeErrorMessage } from '../../upstream/unifi-upstream.js'
 import type { CallContext, GatewayCore, SessionState } from '../context.js'
 import { readOnlyRefusal } from '../policy.js'
-import { callUpstream } from '../upstream-call.js'
-import { META_ARGS } from './args.js'
-import { resolveTarget, type Target } from './execute.js'
+import { parseMetaArgs } from './args.js'
+import { resolveTarget, runOnTarget, type Target } from './execute.js'
 
 type Planned = { index: number; tool: string; target: Target; args: Record<string, unknown> }
 type StartError = { index: number; tool?: string; error: string }
@@ -43,9 +41,8 @@ export async function batch(
   args: Record<string, unknown> | undefined,
 ): Promise<CallToolResult> {
   const p = APP_INFO[app].prefix
-  const { model, shape } = META_ARGS.batch
-  const parsed = parseLenient(`${p}_batch`, model, shape, args)
-  if (!parsed.ok) return errorTextResult(parsed.message)
+  const parsed = parseMetaArgs(app, 'batch', args)
+  if ('error' in parsed) return parsed.error
   const operations = parsed.value.operations
   const limits = core.config().limits
   if (operations.length === 0) return jsonResult({ error: 'No operations specified', jobs: [] })
@@ -134,16 +131,13 @@ async function runJob(
 ): Promise<void> {
   const signal = job.controller.signal
   try {
-    const result = await callUpstream(
+    const result = await runOnTarget(
       core,
-      plan.target.rt,
-      {
-        tool: plan.tool,
-        caller: session.caller.name,
-        mutating: !plan.target.entry.readOnly,
-        via: 'batch',
-        isFailure: (r) => executeErrorMessage(r) !== undefined,
-      },
+      session,
+      plan.target,
+      plan.tool,
+      plan.args,
+      'batch',
       signal,
       (p) =>
         core.jobs.setProgress(job, {
@@ -151,10 +145,6 @@ async function runJob(
           ...(p.total !== undefined ? { total: p.total } : {}),
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
-      (conn, profile, opts) => {
-        if (!profile) throw new Error(`upstream ${plan.target.rt.config.name} is not ready`)
-        return executeDomainTool(conn, profile, plan.tool, plan.args, opts)
-      },
       () => core.jobs.markRunning(job),
     )
     // What the upstream's own batch records: the raw message for a raised error, the
@@ -186,9 +176,8 @@ export async function batchStatus(
   args: Record<string, unknown> | undefined,
   call: CallContext,
 ): Promise<CallToolResult> {
-  const { model, shape } = META_ARGS.batch_status
-  const parsed = parseLenient(`${APP_INFO[app].prefix}_batch_status`, model, shape, args)
-  if (!parsed.ok) return errorTextResult(parsed.message)
+  const parsed = parseMetaArgs(app, 'batch_status', args)
+  if ('error' in parsed) return parsed.error
   const ids = jobIdsFrom(parsed.value)
   if (!ids) return jsonResult({ error: 'Provide jobId or jobIds parameter' })
   const list = 'many' in ids ? ids.many : [ids.one]
@@ -217,9 +206,8 @@ export async function batchCancel(
   args: Record<string, unknown> | undefined,
 ): Promise<CallToolResult> {
   const p = APP_INFO[app].prefix
-  const { model, shape } = META_ARGS.batch_cancel
-  const parsed = parseLenient(`${p}_batch_cancel`, model, shape, args)
-  if (!parsed.ok) return errorTextResult(parsed.message)
+  const parsed = parseMetaArgs(app, 'batch_cancel', args)
+  if ('error' in parsed) return parsed.error
   const ids = jobIdsFrom(parsed.value)
   if (!ids) return jsonResult({ error: 'Provide jobId or jobIds parameter' })
   const cancelOne = (jobId: string) => {

@@ -1,9 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { RegistrationMode } from '../../config/schema.js'
-import { APP_INFO, type MetaSuffix, parseMetaToolName, type UnifiApp } from '../../core/apps.js'
-import { parseLenient } from '../../core/lenient-args.js'
+import { type MetaSuffix, parseMetaToolName, type UnifiApp } from '../../core/apps.js'
 import type { CallContext, GatewayCore, SessionState } from '../context.js'
-import { META_ARGS } from './args.js'
+import { parseMetaArgs } from './args.js'
 import { batch, batchCancel, batchStatus } from './batch.js'
 import { metaSuffixesFor } from './definitions.js'
 import { executeTool } from './execute.js'
@@ -38,9 +37,9 @@ export async function callMetaTool(
           ? metaToolOf(args.tool, core.config().registrationMode)
           : undefined
       if (inner && inner.app === app) {
-        const { model, shape } = META_ARGS.execute
-        const parsed = parseLenient(`${APP_INFO[app].prefix}_execute`, model, shape, args)
-        const innerArgs = parsed.ok ? (parsed.value.arguments ?? {}) : {}
+        const parsed = parseMetaArgs(app, 'execute', args)
+        if ('error' in parsed) return parsed.error
+        const innerArgs = parsed.value.arguments ?? {}
         return callMetaTool(core, session, inner, innerArgs, call)
       }
       return executeTool(core, session, app, args, call)

@@ -1,9 +1,7 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolEntry } from '../../catalog/manifest.js'
 import { APP_INFO, type UnifiApp } from '../../core/apps.js'
 import { isGatewayError, messageOf } from '../../core/errors.js'
-import { errorTextResult } from '../../core/json-text.js'
-import { parseLenient } from '../../core/lenient-args.js'
 import { executeDomainTool, executeErrorMessage } from '../../upstream/unifi-upstream.js'
 import type { CallContext, GatewayCore, SessionState } from '../context.js'
 import { readOnlyRefusal } from '../policy.js'
@@ -11,7 +9,7 @@ import type { UpstreamRuntime } from '../registry.js'
 import { executeError } from '../results.js'
 import { chooseSite } from '../site-routing.js'
 import { callUpstream, progressForwarder } from '../upstream-call.js'
-import { META_ARGS } from './args.js'
+import { parseMetaArgs } from './args.js'
 
 export type Target = { rt: UpstreamRuntime; entry: ToolEntry }
 
@@ -65,10 +63,8 @@ export async function executeTool(
   args: Record<string, unknown> | undefined,
   call: CallContext,
 ): Promise<CallToolResult> {
-  const name = `${APP_INFO[app].prefix}_execute`
-  const { model, shape } = META_ARGS.execute
-  const parsed = parseLenient(name, model, shape, args)
-  if (!parsed.ok) return errorTextResult(parsed.message)
+  const parsed = parseMetaArgs(app, 'execute', args)
+  if ('error' in parsed) return parsed.error
   const { tool, site } = parsed.value
   const toolArgs = parsed.value.arguments ?? {}
   const target = await resolveTarget(core, session, app, tool, site)
@@ -88,25 +84,53 @@ export async function executeTool(
     return executeError(refusal)
   }
   try {
-    return await callUpstream(
+    return await runOnTarget(
       core,
-      target.rt,
-      {
-        tool,
-        caller: session.caller.name,
-        mutating: !target.entry.readOnly,
-        via: 'execute',
-        isFailure: (r) => executeErrorMessage(r) !== undefined,
-      },
+      session,
+      target,
+      tool,
+      toolArgs,
+      'execute',
       call.signal,
       progressForwarder(call),
-      (conn, profile, opts) => {
-        if (!profile) throw new Error(`upstream ${target.rt.config.name} is not ready`)
-        return executeDomainTool(conn, profile, tool, toolArgs, opts)
-      },
     )
   } catch (err) {
     if (isGatewayError(err) || err instanceof Error) return executeError(messageOf(err))
     throw err
   }
+}
+
+/**
+ * Run a domain tool on its target through the upstream's `<p>_execute`, under the limits,
+ * answering in `<p>_execute`'s shape. Shared by `*_execute` and the jobs of `*_batch`.
+ */
+export function runOnTarget(
+  core: GatewayCore,
+  session: SessionState,
+  target: Target,
+  tool: string,
+  args: Record<string, unknown>,
+  via: 'execute' | 'batch',
+  signal: AbortSignal,
+  onProgress: ((p: Progress) => void) | undefined,
+  onStart?: () => void,
+): Promise<CallToolResult> {
+  return callUpstream(
+    core,
+    target.rt,
+    {
+      tool,
+      caller: session.caller.name,
+      mutating: !target.entry.readOnly,
+      via,
+      isFailure: (r) => executeErrorMessage(r) !== undefined,
+    },
+    signal,
+    onProgress,
+    (conn, profile, opts) => {
+      if (!profile) throw new Error(`upstream ${target.rt.config.name} is not ready`)
+      return executeDomainTool(conn, profile, tool, args, opts)
+    },
+    onStart,
+  )
 }

@@ -1,11 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { APP_INFO, type UnifiApp } from '../../core/apps.js'
-import { errorTextResult, jsonResult } from '../../core/json-text.js'
-import { parseLenient } from '../../core/lenient-args.js'
+import type { UnifiApp } from '../../core/apps.js'
+import { jsonResult } from '../../core/json-text.js'
 import { exposedNameProblem, namespaced } from '../../core/names.js'
 import type { GatewayCore, SessionState } from '../context.js'
 import { chooseSite } from '../site-routing.js'
-import { META_ARGS } from './args.js'
+import { parseMetaArgs } from './args.js'
 
 /**
  * `<p>_load_tools {tools, site?}` (lazy mode): add `<upstream>__<tool>` to this session's
@@ -17,9 +16,8 @@ export async function loadTools(
   app: UnifiApp,
   args: Record<string, unknown> | undefined,
 ): Promise<CallToolResult> {
-  const { model, shape } = META_ARGS.load_tools
-  const parsed = parseLenient(`${APP_INFO[app].prefix}_load_tools`, model, shape, args)
-  if (!parsed.ok) return errorTextResult(parsed.message)
+  const parsed = parseMetaArgs(app, 'load_tools', args)
+  if ('error' in parsed) return parsed.error
   const { tools, site } = parsed.value
   if (tools.length === 0) return jsonResult({ error: 'No tools specified', loaded: [], errors: [] })
   const sites = core.registry.sitesOf(app, session.caller)

@@ -2,10 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { type IndexItem, queryToolIndex } from '../../catalog/tool-index.js'
 import { APP_INFO, type UnifiApp } from '../../core/apps.js'
 import { errorTextResult, jsonResult } from '../../core/json-text.js'
-import { parseLenient } from '../../core/lenient-args.js'
 import type { GatewayCore, SessionState } from '../context.js'
 import { chooseSite } from '../site-routing.js'
-import { META_ARGS } from './args.js'
+import { parseMetaArgs } from './args.js'
 import { metaIndexEntries } from './definitions.js'
 
 /**
@@ -19,9 +18,8 @@ export async function toolIndex(
   args: Record<string, unknown> | undefined,
 ): Promise<CallToolResult> {
   const name = `${APP_INFO[app].prefix}_tool_index`
-  const { model, shape } = META_ARGS.tool_index
-  const parsed = parseLenient(name, model, shape, args)
-  if (!parsed.ok) return errorTextResult(parsed.message)
+  const parsed = parseMetaArgs(app, 'tool_index', args)
+  if ('error' in parsed) return parsed.error
   const q = parsed.value
   if (q.name !== undefined && (q.category || q.search))
     return errorTextResult(
