@@ -4,7 +4,6 @@
  */
 export const UNIFI_APPS = ['network', 'protect', 'access'] as const
 export type UnifiApp = (typeof UNIFI_APPS)[number]
-export type AppName = UnifiApp | 'generic'
 
 export type AppInfo = {
   readonly app: UnifiApp
@@ -59,10 +58,6 @@ export const META_SUFFIXES = [
 ] as const
 export type MetaSuffix = (typeof META_SUFFIXES)[number]
 
-export function metaToolName(app: UnifiApp, suffix: MetaSuffix): string {
-  return `${APP_INFO[app].prefix}_${suffix}`
-}
-
 /** `unifi_execute` → { app: 'network', suffix: 'execute' } */
 export function parseMetaToolName(name: string): { app: UnifiApp; suffix: MetaSuffix } | undefined {
   for (const app of UNIFI_APPS) {
@@ -72,11 +67,5 @@ export function parseMetaToolName(name: string): { app: UnifiApp; suffix: MetaSu
     if ((META_SUFFIXES as readonly string[]).includes(suffix))
       return { app, suffix: suffix as MetaSuffix }
   }
-  return undefined
-}
-
-/** The app a domain tool name belongs to, from its prefix. */
-export function appOfToolName(name: string): UnifiApp | undefined {
-  for (const app of UNIFI_APPS) if (name.startsWith(`${APP_INFO[app].prefix}_`)) return app
   return undefined
 }

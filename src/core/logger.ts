@@ -60,5 +60,3 @@ export function createLogger(
     child: (fields) => createLogger({ ...options, fields: { ...bound, ...fields } }),
   }
 }
-
-export const silentLogger: Logger = createLogger({ sink: () => {} })

@@ -1,4 +1,3 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Config } from '../config/schema.js'
 import type { Caller } from '../core/caller.js'
 import type { Logger } from '../core/logger.js'
@@ -54,10 +53,3 @@ export type GatewayCore = {
   readonly log: Logger
   readonly observer: CallObserver
 }
-
-export type MetaHandler = (
-  core: GatewayCore,
-  session: SessionState,
-  args: Record<string, unknown> | undefined,
-  call: CallContext,
-) => Promise<CallToolResult>

@@ -98,21 +98,21 @@ export class Gateway {
    * upstreams, or of all of them.
    */
   async ready(timeoutMs: number, names?: readonly string[]): Promise<void> {
-    const deadline = Date.now() + timeoutMs
     const runtimes = this.core.registry
       .all()
       .filter((rt) => !names || names.includes(rt.config.name))
-    await Promise.all(runtimes.map((rt) => rt.conn.ready(timeoutMs)))
-    await Promise.all(
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs)
+    })
+    const learned = Promise.all(
       runtimes.map(async (rt) => {
-        while (
-          rt.conn.connected &&
-          rt.toolsGeneration !== rt.conn.generation &&
-          Date.now() < deadline
-        )
-          await new Promise((r) => setTimeout(r, 20))
+        if (await rt.conn.ready(timeoutMs))
+          await this.core.registry.ensureLearned(rt).catch(() => {})
       }),
     )
+    await Promise.race([learned, deadline])
+    clearTimeout(timer)
   }
 
   addUpstream(config: UpstreamConfig): void {

@@ -129,10 +129,6 @@ export class UpstreamRegistry implements UpstreamListener {
       .sort((a, b) => (a.config.name < b.config.name ? -1 : 1))
   }
 
-  configs(): UpstreamConfig[] {
-    return [...this.#runtimes.values()].map((r) => r.config)
-  }
-
   visible(caller: Caller): UpstreamRuntime[] {
     return this.all().filter((r) => canSeeSite(caller, r.config.site))
   }
@@ -192,7 +188,11 @@ export class UpstreamRegistry implements UpstreamListener {
     if (rt.conn.connected && rt.toolsGeneration === rt.conn.generation) return
     if (!rt.conn.connected) await rt.conn.ping(Math.min(this.#limits.callTimeoutMs, 10_000))
     for (let i = 0; i < 3 && rt.toolsGeneration !== rt.conn.generation; i++) {
-      await this.#refresh(this.#toolRefresh, rt.config.name, () => this.#learnTools(rt))
+      // Join a refresh already under way (the one the connection started) rather than
+      // queueing another: learning is one index call of the whole catalog.
+      const running = this.#toolRefresh.get(rt.config.name)?.running
+      await (running ??
+        this.#refresh(this.#toolRefresh, rt.config.name, () => this.#learnTools(rt)))
     }
     if (rt.toolsGeneration !== rt.conn.generation)
       throw new GatewayError(

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { isGatewayError, messageOf } from '../core/errors.js'
+import { isGatewayError } from '../core/errors.js'
 import { jsonResult } from '../core/json-text.js'
 import type { CallOutcome } from './context.js'
 
@@ -18,5 +18,3 @@ export function outcomeOf(err: unknown): CallOutcome {
   if (isGatewayError(err, 'unavailable')) return 'unavailable'
   return 'error'
 }
-
-export { messageOf }

@@ -81,21 +81,9 @@ export class UpstreamPool {
     return slot?.enabled ? slot.conn : undefined
   }
 
-  has(name: string): boolean {
-    return this.#slots.has(name)
-  }
-
   /** Enabled upstreams. */
   connections(): UpstreamConnection[] {
     return [...this.#slots.values()].filter((s) => s.enabled).map((s) => s.conn)
-  }
-
-  configs(): UpstreamConfig[] {
-    return [...this.#slots.values()].map((s) => s.conn.config)
-  }
-
-  async ready(timeoutMs: number): Promise<void> {
-    await Promise.all(this.connections().map((c) => c.ready(timeoutMs)))
   }
 
   /** Run `task` when both an upstream slot and a global slot are free. */

@@ -1,7 +1,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolEntry } from '../../catalog/manifest.js'
 import { APP_INFO, type UnifiApp } from '../../core/apps.js'
-import { isGatewayError, messageOf } from '../../core/errors.js'
+import { messageOf } from '../../core/errors.js'
 import { executeDomainTool, executeErrorMessage } from '../../upstream/unifi-upstream.js'
 import type { CallContext, GatewayCore, SessionState } from '../context.js'
 import { readOnlyRefusal } from '../policy.js'
@@ -95,8 +95,7 @@ export async function executeTool(
       progressForwarder(call),
     )
   } catch (err) {
-    if (isGatewayError(err) || err instanceof Error) return executeError(messageOf(err))
-    throw err
+    return executeError(messageOf(err))
   }
 }
 
